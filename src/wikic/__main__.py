@@ -1,0 +1,3 @@
+from wikic.cli import main
+
+main()

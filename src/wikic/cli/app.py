@@ -1,0 +1,100 @@
+"""The Typer app object, shared state and rendering helpers of the CLI layer.
+
+Command modules (`cli/*_cmds.py`) register on `app` (or a sub-app added here). A `WikicError`
+raised anywhere below is caught once, in `_Group.invoke`: `Error: …` on stderr, exit code 1
+(2 for usage errors). Only this package prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from wikic.errors import WikicError
+
+
+class _Group(TyperGroup):
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
+        try:
+            return super().invoke(ctx)
+        except WikicError as exc:
+            print_error(exc)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err_console().print("Interrupted; the wiki is unchanged or fully updated.")
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="wikic",
+    help="wikic compiles a folder of immutable sources (raw/) into an interlinked, cited "
+    "markdown wiki (wiki/) with a local LLM, committed to git and browsable in Obsidian.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@dataclass
+class State:
+    """Global options, set by the app callback."""
+
+    wiki_dir: Path | None = None
+
+
+_state = State()
+
+
+def state() -> State:
+    return _state
+
+
+def out_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def err_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_error(exc: WikicError) -> None:
+    console = err_console()
+    console.print(f"[bold red]Error:[/] {exc.message}", markup=True)
+    if exc.hint:
+        console.print(exc.hint, markup=False)
+
+
+def print_json(value: Any) -> None:
+    """Machine-readable output: one JSON document on stdout."""
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
+
+
+@app.callback()
+def _main(
+    wiki: Path | None = typer.Option(
+        None,
+        "--wiki",
+        "-C",
+        help="The wiki directory (default: $WIKIC_DIR, else the nearest directory above the "
+        "current one that holds wikic.yaml).",
+        file_okay=False,
+    ),
+) -> None:
+    _state.wiki_dir = wiki or (
+        Path(os.environ["WIKIC_DIR"]) if os.environ.get("WIKIC_DIR") else None
+    )

@@ -1,0 +1,159 @@
+"""wikic.yaml → a typed, validated `Config`; every key has a default.
+
+The commented file `wikic init` writes is `templates/wikic.yaml`; a test keeps it equal to the
+defaults here. Unknown keys are errors (with a "did you mean" hint), never silently ignored.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from wikic.errors import ConfigError
+
+CONFIG_NAME = "wikic.yaml"
+DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+RoleName = Literal["extract", "write", "query", "lint"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RolesConfig(_Section):
+    extract: str | None = None
+    write: str | None = None
+    query: str | None = None
+    lint: str | None = None
+
+
+class HttpConfig(_Section):
+    base_url: str = "http://127.0.0.1:8080/v1"
+    model: str | None = None  # model name sent to the server; None → the role's model
+    api_key_env: str = "WIKIC_API_KEY"
+    timeout_s: float = Field(600.0, gt=0)
+
+
+class GenerationConfig(_Section):
+    temperature: float = Field(0.0, ge=0)
+    seed: int = 0
+    prefill_step_size: int = Field(256, ge=16)
+    max_context_tokens: int = Field(8192, ge=512)
+
+
+class PathsConfig(_Section):
+    raw: str = "raw"
+    wiki: str = "wiki"
+
+
+class CacheConfig(_Section):
+    enabled: bool = True
+    max_bytes: int = Field(2 * 1024**3, ge=0)
+    dir: str | None = None  # None → .wikic/kv inside the wiki
+
+
+class IngestConfig(_Section):
+    max_source_bytes: int = Field(2_000_000, ge=1)
+    section_tokens: int = Field(1200, ge=128)
+    max_entities_per_section: int = Field(6, ge=0)
+    max_claims_per_section: int = Field(8, ge=0)
+    max_pages_per_source: int = Field(8, ge=0)
+    summary_max_chars: int = Field(600, ge=80)
+
+
+class QueryConfig(_Section):
+    context_tokens: int = Field(3000, ge=256)
+    max_answer_tokens: int = Field(400, ge=16)
+    search_limit: int = Field(8, ge=1)
+
+
+class LintConfig(_Section):
+    ignore: list[str] = Field(default_factory=list)
+    stale_after_days: int = Field(0, ge=0)  # 0: never flag pages as stale by age alone
+
+
+class GitConfig(_Section):
+    commit: bool = True
+    author_name: str = "wikic"
+    author_email: str = "wikic@localhost"
+
+
+class Config(_Section):
+    model: str = DEFAULT_MODEL
+    roles: RolesConfig = RolesConfig()
+    backend: Literal["mlx", "http"] = "mlx"
+    http: HttpConfig = HttpConfig()
+    generation: GenerationConfig = GenerationConfig()
+    models_dir: str | None = None
+    paths: PathsConfig = PathsConfig()
+    cache: CacheConfig = CacheConfig()
+    ingest: IngestConfig = IngestConfig()
+    query: QueryConfig = QueryConfig()
+    lint: LintConfig = LintConfig()
+    git: GitConfig = GitConfig()
+
+    def model_for(self, role: RoleName) -> str:
+        """The model a role uses: its override, else the default model."""
+        return getattr(self.roles, role) or self.model
+
+
+def template_text() -> str:
+    """The commented wikic.yaml that `wikic init` writes."""
+    return (Path(__file__).parent / "templates" / "wikic.yaml").read_text(encoding="utf-8")
+
+
+def load_config(path: Path) -> Config:
+    """Read and validate a wikic.yaml; a missing file means all defaults."""
+    if not path.exists():
+        return Config()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+    if data is None:
+        return Config()
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping of keys to values")
+    return parse_config(data, where=str(path))
+
+
+def parse_config(data: dict[str, Any], *, where: str = CONFIG_NAME) -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [str(p) for p in err.get("loc", ())]
+        key = ".".join(loc) or "(root)"
+        if err.get("type") == "extra_forbidden":
+            raise ConfigError(f"{where}: unknown key '{key}'", hint=_did_you_mean(loc)) from None
+        raise ConfigError(f"{where}: bad value for '{key}': {err.get('msg')}") from None
+
+
+def _did_you_mean(loc: list[str]) -> str | None:
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    close = difflib.get_close_matches(loc[-1], list(model.model_fields), n=1)
+    return f"Did you mean '{'.'.join([*loc[:-1], close[0]])}'?" if close else None
+
+
+def models_dir(config: Config | None = None) -> Path:
+    """Where converted models live: config, else $WIKIC_MODELS_DIR, else ~/.cache/wikic/models."""
+    if config is not None and config.models_dir:
+        return Path(config.models_dir).expanduser()
+    env = os.environ.get("WIKIC_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache_home) / "wikic" / "models"

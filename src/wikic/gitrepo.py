@@ -1,0 +1,204 @@
+"""Git through gitpython: one commit per operation, touching only the files wikic wrote.
+
+Each wikic commit carries the trailers `Wikic-Op: <id>` and `Wikic-Operation: <name>`, which is
+how recovery tells a committed operation from an interrupted one and how `undo` finds the last
+operation. wikic refuses to commit while the user has staged changes of their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from wikic.errors import GitStateError, OperationError
+
+TRAILER_OP = "Wikic-Op"
+TRAILER_NAME = "Wikic-Operation"
+TRAILER_UNDOES = "Wikic-Undoes"
+_TRAILER_RE = re.compile(r"^(Wikic-[A-Za-z]+): (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class OpCommit:
+    sha: str
+    op_id: str
+    op: str
+    subject: str
+    undoes: str | None
+
+
+def open_repo(root: Path) -> git.Repo | None:
+    try:
+        return git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+
+
+def init_repo(root: Path) -> git.Repo:
+    repo = git.Repo.init(root)
+    with contextlib.suppress(git.GitCommandError):
+        repo.git.symbolic_ref("HEAD", "refs/heads/main")  # default branch name for new wikis
+    return repo
+
+
+def has_head(repo: git.Repo) -> bool:
+    try:
+        repo.head.commit  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+def _identity_env(name: str, email: str) -> dict[str, str]:
+    return {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+    }
+
+
+def check_can_commit(repo: git.Repo) -> None:
+    """Raise GitStateError if committing now could mix wikic's changes with the user's."""
+    gitdir = Path(repo.git_dir)
+    for marker, what in (
+        ("MERGE_HEAD", "a merge"),
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("REVERT_HEAD", "a revert"),
+    ):
+        if (gitdir / marker).exists():
+            raise GitStateError(
+                f"the git repository is in the middle of {what}",
+                hint="Finish or abort it, then run wikic again.",
+            )
+    staged = staged_paths(repo)
+    if staged:
+        shown = ", ".join(staged[:5]) + (" …" if len(staged) > 5 else "")
+        raise GitStateError(
+            f"you have staged changes of your own ({shown}); wikic commits only its own files "
+            "and will not commit alongside them",
+            hint="Commit or unstage them (git commit / git restore --staged), then run wikic again.",
+        )
+
+
+def staged_paths(repo: git.Repo) -> list[str]:
+    if has_head(repo):
+        out = repo.git.diff("--cached", "--name-only", "-z")
+    else:
+        out = repo.git.ls_files("--cached", "-z")
+    return [p for p in out.split("\0") if p]
+
+
+def remove_stale_index_lock(repo: git.Repo) -> None:
+    """Remove `.git/index.lock` left by a git process wikic started and that was killed.
+    Only called during recovery, while wikic holds its writer lock."""
+    with contextlib.suppress(FileNotFoundError):
+        (Path(repo.git_dir) / "index.lock").unlink()
+
+
+def commit_paths(
+    repo: git.Repo,
+    paths: Sequence[Path],
+    message: str,
+    *,
+    author_name: str,
+    author_email: str,
+) -> str | None:
+    """Stage and commit exactly `paths`; return the commit sha, or None if nothing changed."""
+    if not paths:
+        return None
+    str_paths = [str(p) for p in paths]
+    with repo.git.custom_environment(**_identity_env(author_name, author_email)):
+        try:
+            repo.git.add("-A", "--", *str_paths)
+            if has_head(repo):
+                changed = repo.git.diff("--cached", "--name-only", "--", *str_paths)
+                if not changed.strip():
+                    return None
+            tracked = set(repo.git.ls_files("--full-name", "--", *str_paths).splitlines())
+            top = Path(repo.working_tree_dir or ".").resolve()
+            commit_list = [
+                p for p in str_paths
+                if Path(p).exists() or Path(p).resolve().relative_to(top).as_posix() in tracked
+                or _in_head(repo, Path(p).resolve().relative_to(top).as_posix())
+            ]  # fmt: skip
+            repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *commit_list)
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or str(exc)).strip().splitlines()
+            raise OperationError(f"git commit failed: {detail[-1] if detail else exc}") from None
+    return repo.head.commit.hexsha
+
+
+def _in_head(repo: git.Repo, rel: str) -> bool:
+    if not has_head(repo):
+        return False
+    try:
+        repo.head.commit.tree[rel]
+    except KeyError:
+        return False
+    return True
+
+
+def reset_paths(repo: git.Repo, paths: Sequence[Path]) -> None:
+    """Make the index match HEAD for `paths` again (undo a `git add` of an interrupted op)."""
+    if not paths:
+        return
+    with contextlib.suppress(git.GitCommandError):
+        if has_head(repo):
+            repo.git.reset("-q", "HEAD", "--", *[str(p) for p in paths])
+        else:
+            repo.git.rm("--cached", "-q", "--ignore-unmatch", "-r", "--", *[str(p) for p in paths])
+
+
+def message_with_trailers(
+    subject: str, body: str, op_id: str, op: str, undoes: str | None = None
+) -> str:
+    trailers = [f"{TRAILER_OP}: {op_id}", f"{TRAILER_NAME}: {op}"]
+    if undoes:
+        trailers.append(f"{TRAILER_UNDOES}: {undoes}")
+    parts = [subject.strip()]
+    if body.strip():
+        parts.append(body.strip())
+    parts.append("\n".join(trailers))
+    return "\n\n".join(parts) + "\n"
+
+
+def op_commits(repo: git.Repo, limit: int = 500) -> Iterator[OpCommit]:
+    """wikic commits on HEAD's first-parent history, newest first."""
+    if not has_head(repo):
+        return
+    for commit in repo.iter_commits("HEAD", first_parent=True, max_count=limit):
+        text = commit.message if isinstance(commit.message, str) else commit.message.decode()
+        trailers = dict(_TRAILER_RE.findall(text))
+        if TRAILER_OP in trailers:
+            yield OpCommit(
+                commit.hexsha,
+                trailers[TRAILER_OP].strip(),
+                trailers.get(TRAILER_NAME, "?").strip(),
+                text.splitlines()[0] if text else "",
+                trailers.get(TRAILER_UNDOES, "").strip() or None,
+            )
+
+
+def find_op_commit(repo: git.Repo, op_id: str, limit: int = 50) -> str | None:
+    for c in op_commits(repo, limit):
+        if c.op_id == op_id:
+            return c.sha
+    return None
+
+
+def working_tree_dirty(repo: git.Repo, paths: Sequence[Path]) -> list[str]:
+    """Which of `paths` differ from HEAD in the working tree or index."""
+    if not paths:
+        return []
+    out = repo.git.status(
+        "--porcelain", "-z", "--untracked-files=all", "--", *[str(p) for p in paths]
+    )
+    return [entry[3:] for entry in out.split("\0") if len(entry) > 3]

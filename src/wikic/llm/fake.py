@@ -1,0 +1,110 @@
+"""A scripted backend for tests and dry runs: no mlx, no network, fully deterministic.
+
+Replies come from a queue (`enqueue`) or, when the queue is empty, from a `responder`
+callable that sees the prompt. Every call is recorded in `history`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from wikic.errors import BackendError
+from wikic.llm.backend import (
+    Generation,
+    GenerationStats,
+    Segment,
+    TextCallback,
+    dumps_compact,
+    parse_structured,
+)
+
+Reply = str | BaseModel | dict[str, Any] | list[Any]
+Responder = Callable[["FakeCall"], Reply]
+
+
+@dataclass(frozen=True)
+class FakeCall:
+    """One recorded call."""
+
+    segments: tuple[Segment, ...]
+    schema: type[BaseModel] | None
+    max_tokens: int
+    temperature: float
+
+    @property
+    def prompt(self) -> str:
+        return "".join(s.text for s in self.segments)
+
+
+class FakeBackend:
+    """Backend whose replies are scripted. Token counts are whitespace-word counts."""
+
+    def __init__(self, responder: Responder | None = None, *, name: str = "fake") -> None:
+        self._queue: deque[Reply] = deque()
+        self._responder = responder
+        self._name = name
+        self.history: list[FakeCall] = []
+        self._seen_prefixes: set[tuple[str, ...]] = set()
+
+    @property
+    def model_name(self) -> str:
+        return self._name
+
+    def enqueue(self, *replies: Reply) -> FakeBackend:
+        self._queue.extend(replies)
+        return self
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def generate(
+        self,
+        segments: Sequence[Segment],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
+        on_text: TextCallback | None = None,
+    ) -> Generation:
+        call = FakeCall(tuple(segments), schema, max_tokens, temperature)
+        self.history.append(call)
+        if self._queue:
+            reply = self._queue.popleft()
+        elif self._responder is not None:
+            reply = self._responder(call)
+        else:
+            raise BackendError("FakeBackend has no scripted reply left for this call")
+        if isinstance(reply, BaseModel):
+            text = reply.model_dump_json()
+        elif isinstance(reply, dict | list):
+            text = dumps_compact(reply)
+        else:
+            text = reply
+        value = parse_structured(schema, text) if schema is not None else None
+        if on_text is not None:
+            on_text(text)
+        return Generation(text, value, self._stats(call, text))
+
+    def _stats(self, call: FakeCall, text: str) -> GenerationStats:
+        """Mimic a prefix cache: segments seen before as a prefix count as cached."""
+        texts = tuple(s.text for s in call.segments)
+        cached = 0
+        for depth in range(len(texts), 0, -1):
+            if texts[:depth] in self._seen_prefixes:
+                cached = sum(self.count_tokens(t) for t in texts[:depth])
+                break
+        for depth in range(1, len(texts) + 1):
+            self._seen_prefixes.add(texts[:depth])
+        prompt = sum(self.count_tokens(t) for t in texts)
+        return GenerationStats(
+            prompt_tokens=prompt,
+            cached_tokens=cached,
+            prefill_tokens=prompt - cached,
+            generated_tokens=self.count_tokens(text),
+        )

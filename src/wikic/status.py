@@ -1,0 +1,86 @@
+"""`wikic status` and `wikic log`: what is in raw/ versus what has been compiled, read-only.
+
+A source's state comes from comparing the sha256 of its raw file with the `sha256` property of
+its source page: new (no page), changed (hashes differ), ingested (equal), missing (page whose
+raw file is gone).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from wikic.journal import pending
+from wikic.logbook import LogEntry, parse_entries
+from wikic.paths import WikiPaths
+from wikic.sources import hash_raw, list_raw
+from wikic.vault import Vault
+
+
+@dataclass(frozen=True)
+class SourceState:
+    raw: str
+    state: str  # new | changed | ingested | missing
+    page: str | None  # source page path relative to wiki/
+
+
+@dataclass(frozen=True)
+class WikiStatus:
+    root: str
+    sources: list[SourceState]
+    pages_by_type: dict[str, int]
+    recent: list[LogEntry]
+    interrupted: int = 0
+    broken_pages: list[str] = field(default_factory=list)
+
+    def count(self, state: str) -> int:
+        return sum(1 for s in self.sources if s.state == state)
+
+
+def source_pages_by_raw(vault: Vault) -> dict[str, list[str]]:
+    by_raw: dict[str, list[str]] = {}
+    for page in vault.by_type("source"):
+        raw = page.props.get("raw")
+        if raw:
+            by_raw.setdefault(str(raw), []).append(page.path)
+    return by_raw
+
+
+def source_states(paths: WikiPaths, vault: Vault) -> list[SourceState]:
+    by_raw = source_pages_by_raw(vault)
+    states = []
+    for rel in list_raw(paths):
+        pages = by_raw.get(rel)
+        if not pages:
+            states.append(SourceState(rel, "new", None))
+            continue
+        recorded = str(vault.pages[pages[0]].props.get("sha256") or "")
+        state = "ingested" if recorded == hash_raw(paths, rel) else "changed"
+        states.append(SourceState(rel, state, pages[0]))
+    present = set(list_raw(paths))
+    for raw, pages in sorted(by_raw.items()):
+        if raw not in present:
+            states.append(SourceState(raw, "missing", pages[0]))
+    return states
+
+
+def wiki_status(paths: WikiPaths, *, recent: int = 5) -> WikiStatus:
+    vault = Vault.load(paths.wiki)
+    counts = Counter(p.type or "other" for p in vault)
+    entries = read_log(paths)
+    return WikiStatus(
+        root=str(paths.root),
+        sources=source_states(paths, vault),
+        pages_by_type=dict(sorted(counts.items())),
+        recent=entries[-recent:] if recent else [],
+        interrupted=len(pending(paths.journal, paths.root)),
+        broken_pages=sorted(vault.broken),
+    )
+
+
+def read_log(paths: WikiPaths) -> list[LogEntry]:
+    try:
+        text = paths.log_md.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return []
+    return parse_entries(text)

@@ -1,0 +1,96 @@
+"""`wikic undo`: revert the last wikic operation as a new operation (and a new commit).
+
+The files the operation's commit changed go back to their content before it; log.md is
+append-only, so it gets an `undo` entry instead of losing the undone one. Refused when later
+commits or uncommitted edits touch the same files, so undo never discards someone's work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from wikic.errors import OperationError
+from wikic.gitrepo import OpCommit, op_commits, working_tree_dirty
+from wikic.operation import OpResult, Plan, writing
+from wikic.paths import WikiPaths
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    undone: OpCommit
+    result: OpResult
+
+
+def last_undoable(repo: git.Repo) -> OpCommit | None:
+    undone: set[str] = set()
+    for commit in op_commits(repo):
+        if commit.undoes:
+            undone.add(commit.undoes)
+            continue
+        if commit.op_id in undone:
+            continue
+        return None if commit.op == "init" else commit
+    return None
+
+
+def _changed_files(repo: git.Repo, sha: str) -> list[tuple[str, str]]:
+    """(status letter, repo-relative path) for each file the commit changed."""
+    out = repo.git.diff_tree("--no-commit-id", "--name-status", "-r", "-z", "--no-renames", sha)
+    fields = [f for f in out.split("\0") if f]
+    return [(fields[i], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+
+
+def _blob(repo: git.Repo, rev: str, repo_rel: str) -> str | None:
+    try:
+        return str(repo.git.rev_parse(f"{rev}:{repo_rel}"))
+    except git.GitCommandError:
+        return None
+
+
+def undo_last(
+    paths: WikiPaths, *, wait: float | None = None, on_wait: Callable[[str], None] | None = None
+) -> UndoResult:
+    with writing(paths, "undo", wait=wait, on_wait=on_wait) as writer:
+        repo = writer.repo
+        if repo is None:
+            raise OperationError("undo needs git: this wiki has git.commit set to false")
+        target = last_undoable(repo)
+        if target is None:
+            raise OperationError("there is no wikic operation to undo")
+        top = Path(repo.working_tree_dir or paths.root).resolve()
+        changed = _changed_files(repo, target.sha)
+        abs_files = [top / rel for _, rel in changed]
+        index_log = {paths.rel(paths.index_md), paths.rel(paths.log_md)}
+        for _status, repo_rel in changed:
+            if paths.rel(top / repo_rel) in index_log:
+                continue  # regenerated / append-only: never a conflict
+            if _blob(repo, target.sha, repo_rel) != _blob(repo, "HEAD", repo_rel):
+                raise OperationError(
+                    f"cannot undo '{target.subject}': {repo_rel} was changed by a later commit",
+                    hint="Revert that change first, or revert by hand with git.",
+                )
+        dirty = working_tree_dirty(repo, abs_files)
+        if dirty:
+            raise OperationError(
+                f"cannot undo '{target.subject}': uncommitted edits to {', '.join(dirty[:3])}",
+                hint="Commit or discard them first.",
+            )
+        plan = Plan("undo", target.subject, undoes=target.op_id)
+        log_rel = paths.rel(paths.log_md)
+        for _status, repo_rel in changed:
+            rel = paths.rel(top / repo_rel)
+            if rel == log_rel:
+                continue
+            try:
+                before = repo.git.show(f"{target.sha}^:{repo_rel}", strip_newline_in_stdout=False)
+            except git.GitCommandError:
+                plan.delete(rel)
+            else:
+                plan.write(rel, before)
+        plan.log_bullets.append(f"reverted operation {target.op_id} ({target.subject})")
+        result = writer.commit(plan)
+        return UndoResult(target, result)
