@@ -105,7 +105,8 @@ def parse_page(path: str, text: str) -> Page:
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # never `&id001` anchors: Obsidian shows them as text
 
 
 def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:

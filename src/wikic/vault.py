@@ -117,9 +117,10 @@ class Vault:
     def links_from(self, page: Page) -> list[WikiLink]:
         return [lnk for _, _, lnk in iter_links(page.body)]
 
-    def link_exists(self, lnk: WikiLink) -> bool:
-        """Whether the link's page, and its block or heading if any, exist."""
-        target = self.resolve(lnk.target) if lnk.target else None
+    def link_exists(self, lnk: WikiLink, *, on: Page | None = None) -> bool:
+        """Whether the link's page, and its block or heading if any, exist. A link with an empty
+        target (`[[#^block]]`, `[[#Heading]]`) points into the page `on` that holds it."""
+        target = on if not lnk.target and on is not None else self.resolve(lnk.target)
         if target is None:
             return False
         if lnk.block is not None:

@@ -1,0 +1,56 @@
+"""A cheap, conservative contradiction check in code, next to the model's judgement.
+
+Two facts conflict when they say nearly the same thing (most content words shared) but with
+different numbers, or one negates what the other asserts. It catches the common case a small
+model misses ("boils at 100 °C" vs "boils at 90 °C") and rarely fires otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD_RE = re.compile(r"[a-zA-Z\u00C0-\u024F]{3,}")
+_NEGATIONS = {"not", "no", "never", "cannot", "none", "neither", "nor", "without"}
+_STOP = {
+    "the",
+    "and",
+    "that",
+    "this",
+    "with",
+    "for",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "its",
+    "from",
+    "which",
+    "than",
+}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in (m.casefold() for m in _WORD_RE.findall(text)) if w not in _STOP}
+
+
+def _negated(text: str) -> bool:
+    words = set(re.findall(r"[a-z']+", text.casefold()))
+    return bool(words & _NEGATIONS) or any(w.endswith("n't") for w in words)
+
+
+def conflict_reason(a: str, b: str, *, overlap: float = 0.6) -> str | None:
+    """Why facts `a` and `b` look contradictory, or None."""
+    wa, wb = _content_words(a) - _NEGATIONS, _content_words(b) - _NEGATIONS
+    if not wa or not wb:
+        return None
+    jaccard = len(wa & wb) / len(wa | wb)
+    if jaccard < overlap:
+        return None
+    na, nb = set(_NUMBER_RE.findall(a)), set(_NUMBER_RE.findall(b))
+    if na and nb and na != nb:
+        return f"different numbers for the same statement ({', '.join(sorted(na))} vs {', '.join(sorted(nb))})"
+    if _negated(a) != _negated(b):
+        return "one statement negates the other"
+    return None

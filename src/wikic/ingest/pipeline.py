@@ -1,0 +1,294 @@
+"""`wikic ingest`: collect → extract (all sources of the batch) → plan → write + commit per source.
+
+Extracting the whole batch before writing lets topics shared by several sources land on one
+page. Each source is committed on its own, so a failure leaves earlier sources committed and the
+failing one untouched; the batch goes on. An unchanged source is a no-op unless forced.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wikic.errors import SourceError, UsageError, WikicError
+from wikic.ingest.extract import Extraction, extract_source
+from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.write import SourceWrite, write_source
+from wikic.links import link
+from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
+from wikic.operation import Plan, Writer, writing
+from wikic.pages import render_page
+from wikic.paths import WikiPaths
+from wikic.sources import Source, list_raw, load_source, resolve_source_path
+from wikic.status import source_pages_by_raw, source_states
+from wikic.vault import Vault
+
+ProgressFn = Callable[["ProgressEvent"], None]
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    source: str  # raw path
+    index: int  # 1-based position in the batch
+    total: int
+    stage: str  # load | extract | plan | write | commit | done | skipped | failed
+    detail: str = ""
+
+
+@dataclass
+class SourceOutcome:
+    raw: str
+    status: str = "pending"  # ingested | unchanged | failed | planned
+    error: str | None = None
+    title: str | None = None
+    source_page: str | None = None
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    contradictions: list[dict[str, str]] = field(default_factory=list)
+    retracted: int = 0
+    unsupported: list[str] = field(default_factory=list)
+    commit: str | None = None
+    stats: dict[str, GenerationStats] = field(default_factory=dict)  # by stage
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "raw": self.raw, "status": self.status, "error": self.error, "title": self.title,
+            "source_page": self.source_page, "created": self.created, "updated": self.updated,
+            "contradictions": self.contradictions, "retracted": self.retracted,
+            "unsupported": self.unsupported, "commit": self.commit,
+            "stats": {k: v.to_dict() for k, v in self.stats.items()}, "seconds": self.seconds,
+        }  # fmt: skip
+
+
+@dataclass
+class IngestReport:
+    outcomes: list[SourceOutcome]
+    dry_run: bool = False
+
+    @property
+    def failed(self) -> list[SourceOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    def total_stats(self) -> GenerationStats:
+        total = EMPTY_STATS
+        for o in self.outcomes:
+            for s in o.stats.values():
+                total = total + s
+        return total
+
+
+@dataclass(frozen=True)
+class IngestRequest:
+    paths: Sequence[Path] = ()
+    all_new: bool = False
+    force: bool = False
+    dry_run: bool = False
+
+
+def collect(
+    paths: WikiPaths, request: IngestRequest, vault: Vault
+) -> tuple[list[str], list[SourceOutcome]]:
+    """Raw paths to ingest, and outcomes for those refused before any work."""
+    if not request.paths and not request.all_new:
+        raise UsageError("name the sources to ingest, or use --all for every new or changed one")
+    chosen: list[str] = []
+    refused: list[SourceOutcome] = []
+    for given in request.paths:
+        try:
+            rel = resolve_source_path(paths, given)
+        except SourceError as exc:
+            refused.append(SourceOutcome(str(given), "failed", error=exc.message))
+            continue
+        if (paths.root / rel).is_dir():
+            prefix = rel.rstrip("/") + "/"
+            chosen += [r for r in list_raw(paths) if r.startswith(prefix)]
+        else:
+            chosen.append(rel)
+    if request.all_new:
+        wanted = {"new", "changed"} | ({"ingested"} if request.force else set())
+        chosen += [s.raw for s in source_states(paths, vault) if s.state in wanted]
+    states = {s.raw: s.state for s in source_states(paths, vault)}
+    result = []
+    for rel in dict.fromkeys(chosen):
+        if states.get(rel) == "ingested" and not request.force:
+            refused.append(SourceOutcome(rel, "unchanged"))
+        else:
+            result.append(rel)
+    return result, refused
+
+
+def ingest(
+    paths: WikiPaths,
+    request: IngestRequest,
+    *,
+    extract_backend: Callable[[], Backend],
+    write_backend: Callable[[], Backend],
+    progress: ProgressFn | None = None,
+    wait: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    today: dt.date | None = None,
+) -> IngestReport:
+    """Ingest sources; backends are made lazily so a batch of no-ops never loads a model."""
+    emit = progress or (lambda event: None)
+    day = today or dt.date.today()
+    if request.dry_run:
+        return _run(paths, request, None, extract_backend, write_backend, emit, day)
+    with writing(paths, "ingest", wait=wait, on_wait=on_wait) as writer:
+        return _run(paths, request, writer, extract_backend, write_backend, emit, day)
+
+
+def _run(
+    paths: WikiPaths,
+    request: IngestRequest,
+    writer: Writer | None,
+    extract_backend: Callable[[], Backend],
+    write_backend: Callable[[], Backend],
+    emit: ProgressFn,
+    today: dt.date,
+) -> IngestReport:
+    vault = Vault.load(paths.wiki)
+    rels, outcomes = collect(paths, request, vault)
+    agents_md = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.exists() else ""
+    cfg = paths.config
+    extracted: list[tuple[SourceOutcome, Extraction]] = []
+    for i, rel in enumerate(rels, 1):
+        outcome = SourceOutcome(rel)
+        outcomes.append(outcome)
+        try:
+            emit(ProgressEvent(rel, i, len(rels), "load"))
+            source = load_source(paths, rel, max_bytes=cfg.ingest.max_source_bytes)
+            emit(ProgressEvent(rel, i, len(rels), "extract"))
+            start = time.perf_counter()
+            ex = _extract(extract_backend(), source, agents_md, paths, emit, i, len(rels))
+            outcome.seconds["extract"] = round(time.perf_counter() - start, 3)
+            outcome.stats["extract"] = ex.stats
+            outcome.title = ex.title
+            extracted.append((outcome, ex))
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(rels))
+    plans = plan_batch(
+        [ex for _, ex in extracted],
+        vault,
+        existing_source_pages={raw: pages[0] for raw, pages in source_pages_by_raw(vault).items()},
+        max_pages=cfg.ingest.max_pages_per_source,
+    )
+    for i, ((outcome, _), plan) in enumerate(zip(extracted, plans, strict=True), 1):
+        outcome.source_page = plan.source_page
+        if writer is None:
+            outcome.status = "planned"
+            outcome.created = [t.path for _, t in plan.topics if not t.exists]
+            outcome.updated = [t.path for _, t in plan.topics if t.exists]
+            continue
+        try:
+            _write_and_commit(
+                paths, writer, plan, outcome, write_backend, agents_md, emit, i, len(plans), today
+            )
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(plans))
+    return IngestReport(outcomes, dry_run=writer is None)
+
+
+def _extract(
+    backend: Backend,
+    source: Source,
+    agents_md: str,
+    paths: WikiPaths,
+    emit: ProgressFn,
+    i: int,
+    n: int,
+) -> Extraction:
+    cfg = paths.config
+    return extract_source(
+        backend,
+        source,
+        agents_md=agents_md,
+        config=cfg.ingest,
+        max_context_tokens=cfg.generation.max_context_tokens,
+        on_section=lambda k, m: emit(
+            ProgressEvent(source.rel, i, n, "extract", f"section {k}/{m}")
+        ),
+    )
+
+
+def _write_and_commit(
+    paths: WikiPaths,
+    writer: Writer,
+    plan: SourcePlan,
+    outcome: SourceOutcome,
+    write_backend: Callable[[], Backend],
+    agents_md: str,
+    emit: ProgressFn,
+    i: int,
+    n: int,
+    today: dt.date,
+) -> None:
+    rel = outcome.raw
+    vault = Vault.load(paths.wiki)  # fresh: earlier sources of this batch are committed now
+    start = time.perf_counter()
+    written = write_source(
+        write_backend(),
+        plan,
+        vault,
+        agents_md=agents_md,
+        today=today,
+        on_page=lambda k, m, title: emit(
+            ProgressEvent(rel, i, n, "write", f"page {k}/{m}: {title}")
+        ),
+    )
+    outcome.seconds["write"] = round(time.perf_counter() - start, 3)
+    outcome.stats["write"] = written.stats
+    emit(ProgressEvent(rel, i, n, "commit"))
+    op = _operation_plan(paths, plan, written)
+    result = writer.commit(op, today=today)
+    outcome.status = "ingested"
+    outcome.commit = result.commit
+    outcome.created, outcome.updated = written.created, written.updated
+    outcome.retracted, outcome.unsupported = written.retracted, written.unsupported
+    outcome.contradictions = [
+        {"page": p, "new": new, "old": old, "why": why}
+        for p, new, old, why in written.contradictions
+    ]
+    emit(
+        ProgressEvent(
+            rel, i, n, "done", f"{len(written.created)} created, {len(written.updated)} updated"
+        )
+    )
+
+
+def _operation_plan(paths: WikiPaths, plan: SourcePlan, written: SourceWrite) -> Plan:
+    wiki_rel = paths.rel(paths.wiki)
+    ex = plan.extraction
+    op = Plan("ingest", ex.title)
+    for path, page in sorted(written.pages.items()):
+        op.write(f"{wiki_rel}/{path}", render_page(page))
+
+    def names(pages: list[str]) -> str:
+        return ", ".join(link(p.removesuffix(".md"), alias=written.pages[p].title) for p in pages)
+
+    op.log_bullets.append(
+        f"source: {link(plan.source_page.removesuffix('.md'), alias=ex.title)} ({ex.source.rel})"
+    )
+    if written.created:
+        op.log_bullets.append(f"created: {names(written.created)}")
+    if written.updated:
+        op.log_bullets.append(f"updated: {names(written.updated)}")
+    for page_path, new, old, why in written.contradictions:
+        title = written.pages[page_path].title
+        op.log_bullets.append(
+            f"contradiction on {link(page_path.removesuffix('.md'), alias=title)}: “{new}” vs “{old}” ({why})"
+        )
+    if written.retracted:
+        op.log_bullets.append(f"retracted {written.retracted} fact(s) no longer in {ex.source.rel}")
+    if written.unsupported:
+        op.log_bullets.append(f"left without support: {names(written.unsupported)}")
+    return op
+
+
+def _fail(outcome: SourceOutcome, exc: WikicError, emit: ProgressFn, i: int, n: int) -> None:
+    outcome.status = "failed"
+    outcome.error = exc.message
+    emit(ProgressEvent(outcome.raw, i, n, "failed", exc.message))

@@ -1,0 +1,144 @@
+"""Planning in code: which page each topic of each source goes to.
+
+A topic resolves to an existing page by title, alias or file name, compared case-, punctuation-,
+plural- and unicode-insensitively, then by close spelling. Topics of one batch that name the
+same thing share one new page. Pages per source are capped, most-cited topics first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from wikic.ingest.extract import Extraction, Topic, topic_key
+from wikic.pages import TYPE_FOLDERS
+from wikic.slugs import safe_page_path, slugify, unique_slug
+from wikic.vault import Vault
+
+CLOSE_MATCH = 0.92
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def match_key(name: str) -> str:
+    """The key two names must share to be the same topic: NFKD without accents, lower-case,
+    words only, the last word singular."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    words = topic_key(text).split()
+    if words:
+        words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class PageTarget:
+    path: str  # relative to wiki/, e.g. "concepts/prefix-cache.md"
+    title: str
+    type: str
+    exists: bool  # existed before this batch
+
+
+@dataclass
+class SourcePlan:
+    extraction: Extraction
+    source_page: str  # relative to wiki/
+    topics: list[tuple[Topic, PageTarget]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # topic names over the cap or without facts
+
+
+class Resolver:
+    """Maps topic names to pages: existing ones from the vault, new ones made in this batch."""
+
+    def __init__(self, vault: Vault) -> None:
+        self._wiki_dir = vault.wiki_dir
+        self._by_key: dict[str, PageTarget] = {}
+        self._taken: dict[str, set[str]] = {}
+        for page in vault:
+            if page.type not in ("entity", "concept"):
+                self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
+                continue
+            target = PageTarget(page.path, page.title, page.type, True)
+            for name in (page.title, *page.aliases, page.stem.replace("-", " ")):
+                self._by_key.setdefault(match_key(name), target)
+            self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
+
+    def find(self, names: Sequence[str]) -> PageTarget | None:
+        keys = [k for k in (match_key(n) for n in names) if k]
+        for key in keys:
+            if key in self._by_key:
+                return self._by_key[key]
+        for key in keys:
+            close = difflib.get_close_matches(key, list(self._by_key), n=1, cutoff=CLOSE_MATCH)
+            if close:
+                return self._by_key[close[0]]
+        return None
+
+    def resolve(self, topic: Topic) -> PageTarget:
+        found = self.find([topic.name, *topic.aliases])
+        if found is not None:
+            return found
+        folder = TYPE_FOLDERS.get(topic.type, TYPE_FOLDERS["concept"])
+        taken = self._taken.setdefault(folder, set())
+        slug = unique_slug(slugify(topic.name), taken)
+        taken.add(slug)
+        path = str(safe_page_path(self._wiki_dir, folder, slug))
+        target = PageTarget(path, topic.name, topic.type, False)
+        for name in (topic.name, *topic.aliases):
+            self._by_key.setdefault(match_key(name), target)
+        return target
+
+    def reserve_source_page(self, stem: str) -> str:
+        folder = TYPE_FOLDERS["source"]
+        taken = self._taken.setdefault(folder, set())
+        slug = unique_slug(slugify(stem), taken)
+        taken.add(slug)
+        return str(safe_page_path(self._wiki_dir, folder, slug))
+
+
+def plan_batch(
+    extractions: Sequence[Extraction],
+    vault: Vault,
+    *,
+    existing_source_pages: dict[str, str],
+    max_pages: int,
+) -> list[SourcePlan]:
+    """One SourcePlan per extraction. `existing_source_pages` maps raw path → source page path
+    (for re-ingest); new sources get a fresh slug from their file name."""
+    resolver = Resolver(vault)
+    plans = []
+    for ex in extractions:
+        page = existing_source_pages.get(ex.source.rel)
+        if page is None:
+            page = resolver.reserve_source_page(ex.source.stem)
+        plan = SourcePlan(ex, page)
+        ranked = sorted(enumerate(ex.topics), key=lambda it: (-len(it[1].facts), it[0]))
+        seen: set[str] = set()
+        for _, topic in ranked:
+            if not topic.facts or len(plan.topics) >= max_pages:
+                plan.dropped.append(topic.name)
+                continue
+            target = resolver.resolve(topic)
+            if target.path in seen:  # two topics of one source that are one page: merge
+                i = next(i for i, (_, t) in enumerate(plan.topics) if t.path == target.path)
+                old, tgt = plan.topics[i]
+                plan.topics[i] = (
+                    Topic(old.name, old.type, tuple(dict.fromkeys((*old.aliases, topic.name, *topic.aliases))),
+                          tuple(dict.fromkeys((*old.facts, *topic.facts)))),
+                    tgt,
+                )  # fmt: skip
+                continue
+            seen.add(target.path)
+            plan.topics.append((topic, target))
+        plans.append(plan)
+    return plans

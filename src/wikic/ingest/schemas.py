@@ -1,0 +1,87 @@
+"""The JSON the model may produce during ingest, as pydantic models built per call.
+
+Ids the model can cite are enums of the ids actually shown to it, so a constrained decoder can
+only emit real ones; every string and list has a length cap, and no extra keys are allowed.
+Output tokens are the dominant cost on CPU, so the model names ids, never copies text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+STRICT = ConfigDict(extra="forbid")
+TOPIC_NAME_CHARS = 60
+ALIASES_MAX = 3
+FACTS_PER_TOPIC = 4
+REASON_CHARS = 120
+PAGE_SUMMARY_CHARS = 300
+CONTRADICTIONS_MAX = 3
+TopicType: Any = Literal["entity", "concept"]
+AliasText = Annotated[str, Field(min_length=1, max_length=TOPIC_NAME_CHARS)]
+
+
+def _id_type(ids: Sequence[str]) -> Any:
+    """A Literal of `ids` (an enum in the JSON schema); a never-matching str when empty."""
+    if not ids:
+        return Literal["none"]
+    return Literal[tuple(ids)]
+
+
+def extraction_model(
+    sentence_ids: Sequence[str],
+    *,
+    need_title: bool,
+    max_topics: int,
+    summary_chars: int,
+) -> type[BaseModel]:
+    fact_id: Any = _id_type(sentence_ids)
+    topic = create_model(
+        "Topic",
+        __config__=STRICT,
+        name=(str, Field(min_length=2, max_length=TOPIC_NAME_CHARS)),
+        type=(TopicType, ...),
+        aliases=(list[AliasText], Field(max_length=ALIASES_MAX)),
+        facts=(list[fact_id], Field(max_length=FACTS_PER_TOPIC if sentence_ids else 0)),
+    )
+    fields: dict[str, Any] = {}
+    if need_title:
+        fields["title"] = (str, Field(min_length=3, max_length=100))
+    fields["summary"] = (str, Field(min_length=10, max_length=summary_chars))
+    fields["topics"] = (list[topic], Field(max_length=max_topics))
+    return create_model("Extraction", __config__=STRICT, **fields)
+
+
+class SummaryOnly(BaseModel):
+    model_config = STRICT
+    summary: str = Field(min_length=10, max_length=PAGE_SUMMARY_CHARS)
+
+
+def combine_model(summary_chars: int) -> type[BaseModel]:
+    return create_model(
+        "SourceSummary",
+        __config__=STRICT,
+        summary=(str, Field(min_length=10, max_length=summary_chars)),
+    )
+
+
+def page_update_model(new_ids: Sequence[str], old_ids: Sequence[str]) -> type[BaseModel]:
+    """Revise an existing page: maybe a new summary, and contradictions new-vs-old."""
+    pair = create_model(
+        "Contradiction",
+        __config__=STRICT,
+        new=(_id_type(new_ids), ...),
+        old=(_id_type(old_ids), ...),
+        why=(str, Field(min_length=3, max_length=REASON_CHARS)),
+    )
+    return create_model(
+        "PageUpdate",
+        __config__=STRICT,
+        summary=(str, Field(max_length=PAGE_SUMMARY_CHARS)),
+        contradictions=(
+            list[pair],
+            Field(max_length=CONTRADICTIONS_MAX if new_ids and old_ids else 0),
+        ),
+    )

@@ -1,0 +1,213 @@
+"""Writing one source into the wiki: the LLM writes summaries and judges contradictions; code
+decides everything else (which facts, where, links, citations, retractions).
+
+Every model call for a source shares the prefix schema → source → catalog, so the source is
+prefilled once. Nothing is written here: the result is the set of pages to commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wikic.ingest import prompts
+from wikic.ingest.conflicts import conflict_reason
+from wikic.ingest.plan import PageTarget, SourcePlan
+from wikic.ingest.render import (
+    Fact,
+    TopicEdit,
+    apply_topic_edit,
+    citation,
+    fact_id,
+    parse_facts,
+    render_source_page,
+    retract_source,
+)
+from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
+from wikic.ingest.text import quote
+from wikic.links import link
+from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
+from wikic.pages import Page
+from wikic.sections import split_body
+from wikic.vault import Vault
+
+MAX_OLD_FACTS = 10
+MAX_KEY_CLAIMS = 12
+CATALOG_LINES = 40
+
+
+@dataclass
+class SourceWrite:
+    pages: dict[str, Page] = field(default_factory=dict)  # path relative to wiki/ → page
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    contradictions: list[tuple[str, str, str, str]] = field(
+        default_factory=list
+    )  # page, new, old, why
+    retracted: int = 0
+    unsupported: list[str] = field(default_factory=list)
+    stats: GenerationStats = EMPTY_STATS
+
+
+def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS) -> str:
+    flat = " ".join(str(text).split()).replace("[[", "[").replace("]]", "]")
+    return flat[:limit].strip()
+
+
+def write_source(
+    backend: Backend,
+    plan: SourcePlan,
+    vault: Vault,
+    *,
+    agents_md: str,
+    today: dt.date,
+    on_page: Callable[[int, int, str], None] | None = None,
+) -> SourceWrite:
+    ex = plan.extraction
+    out = SourceWrite()
+    _retract_changed(plan, vault, out)
+
+    catalog = sorted(vault, key=lambda p: p.title.casefold())
+    head: list[Segment] = [
+        prompts.schema_segment(agents_md),
+        ex.source_segment,
+        prompts.catalog_segment(catalog, max_lines=CATALOG_LINES),
+    ]
+    links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
+    for i, (topic, target) in enumerate(plan.topics):
+        if on_page:
+            on_page(i + 1, len(plan.topics), target.title)
+        existing = out.pages.get(target.path) or vault.pages.get(target.path)
+        new_facts = [
+            Fact(fact_id(quote(s.text)), quote(s.text), (citation(plan.source_page, s.paragraph),))
+            for s in (ex.sentences[sid] for sid in topic.facts)
+        ]
+        summary, pairs = _write_page(
+            backend, head, plan, topic.name, target, existing, new_facts, out
+        )
+        edit = TopicEdit(
+            path=target.path,
+            title=target.title,
+            type=target.type,
+            aliases=(topic.name, *topic.aliases) if existing else topic.aliases,
+            new_facts=tuple(new_facts),
+            summary=summary,
+            contradictions=tuple(pairs),
+            related=tuple(lnk for path, lnk in links.items() if path != target.path),
+            source_page=plan.source_page,
+            source_title=ex.title,
+        )
+        out.pages[target.path] = apply_topic_edit(existing, edit, today)
+        (out.updated if existing else out.created).append(target.path)
+
+    key_facts = _key_facts(plan)
+    out.pages[plan.source_page] = render_source_page(
+        ex,
+        plan.source_page,
+        list(links.values()),
+        key_facts,
+        today,
+        vault.pages.get(plan.source_page),
+    )
+    return out
+
+
+def _write_page(
+    backend: Backend,
+    head: list[Segment],
+    plan: SourcePlan,
+    name: str,
+    target: PageTarget,
+    existing: Page | None,
+    new_facts: list[Fact],
+    out: SourceWrite,
+) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """(new summary or None to keep, contradictions as (new id, old id, reason))."""
+    if existing is None:
+        gen = backend.generate(
+            [
+                *head,
+                prompts.new_page_task(
+                    target.title,
+                    target.type,
+                    [(f"n{i + 1}", f.text) for i, f in enumerate(new_facts)],
+                ),
+            ],
+            schema=SummaryOnly,
+            max_tokens=PAGE_SUMMARY_CHARS // 3 + 24,
+        )
+        out.stats = out.stats + gen.stats
+        return clean_prose(getattr(gen.value, "summary", "")) or None, []
+    source_name = plan.source_page.removesuffix(".md").casefold()
+    old_facts = [
+        f for f in parse_facts(split_body(existing.body))
+        if not any(c[2:-2].split("#", 1)[0].casefold() == source_name for c in f.citations)
+    ][-MAX_OLD_FACTS:]  # fmt: skip
+    old_ids = {f.id for f in parse_facts(split_body(existing.body))}
+    fresh = [f for f in new_facts if f.id not in old_ids]
+    if not fresh:
+        return None, []
+    new_labels = {f"n{i + 1}": f for i, f in enumerate(fresh)}
+    old_labels = {f"o{i + 1}": f for i, f in enumerate(old_facts)}
+    gen = backend.generate(
+        [
+            *head,
+            prompts.update_page_task(
+                target.title,
+                str(existing.props.get("summary") or ""),
+                [(k, f.text) for k, f in old_labels.items()],
+                [(k, f.text) for k, f in new_labels.items()],
+            ),
+        ],
+        schema=page_update_model(list(new_labels), list(old_labels)),
+        max_tokens=PAGE_SUMMARY_CHARS // 3 + 120,
+    )
+    out.stats = out.stats + gen.stats
+    pairs: dict[tuple[str, str], str] = {}
+    for c in getattr(gen.value, "contradictions", []):
+        if c.new in new_labels and c.old in old_labels:
+            pairs[(new_labels[c.new].id, old_labels[c.old].id)] = clean_prose(c.why, 120)
+    for new in fresh:
+        for old in old_facts:
+            reason = conflict_reason(new.text, old.text)
+            if reason:
+                pairs.setdefault((new.id, old.id), reason)
+    by_id = {f.id: f for f in [*fresh, *old_facts]}
+    for (new_id, old_id), why in pairs.items():
+        out.contradictions.append((target.path, by_id[new_id].text, by_id[old_id].text, why))
+    summary = clean_prose(getattr(gen.value, "summary", ""))
+    return summary or None, [(n, o, why) for (n, o), why in pairs.items()]
+
+
+def _key_facts(plan: SourcePlan) -> list[tuple[str, str]]:
+    ex = plan.extraction
+    ids = dict.fromkeys(sid for topic, _ in plan.topics for sid in topic.facts)
+    ordered = sorted(ids, key=lambda sid: int(sid[1:]))[:MAX_KEY_CLAIMS]
+    return [(ex.sentences[sid].text, ex.sentences[sid].paragraph) for sid in ordered]
+
+
+def _retract_changed(plan: SourcePlan, vault: Vault, out: SourceWrite) -> None:
+    """On re-ingest: re-point facts whose sentence is still in the source, drop the others."""
+    name = plan.source_page.removesuffix(".md").casefold()
+    relocate = {fact_id(quote(s.text)): s.paragraph for s in plan.extraction.sentences.values()}
+    for page in vault:
+        if page.type == "source" or "sources/" not in page.body:
+            continue
+        if not any(
+            c[2:-2].split("#", 1)[0].casefold() == name
+            for f in parse_facts(split_body(page.body))
+            for c in f.citations
+        ):
+            continue
+        new_page, dropped = retract_source(page, plan.source_page, relocate)
+        if new_page is page:
+            continue
+        out.retracted += dropped
+        if not parse_facts(split_body(new_page.body)) and not new_page.props.get("sources"):
+            tags = [str(t) for t in new_page.props.get("tags") or []]
+            if "unsupported" not in tags:
+                tags.append("unsupported")
+            new_page = new_page.with_props(tags=tags)
+            out.unsupported.append(page.path)
+        out.pages[page.path] = new_page

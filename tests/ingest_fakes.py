@@ -1,0 +1,106 @@
+"""A FakeBackend responder that plays the model's part in ingest from a script.
+
+The script names topics and the sentences (by a distinctive substring) that state facts about
+them; the responder finds those sentences' ids in the prompt, as a model would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wikic.llm.fake import FakeBackend, FakeCall
+
+_SENTENCE_RE = re.compile(r"\[(s\d+)\] (.*?)(?= \[s\d+\] |\n|$)")
+_FACT_LINE_RE = re.compile(r"^- ([no]\d+): (.*)$", re.MULTILINE)
+
+
+@dataclass
+class ScriptedTopic:
+    name: str
+    type: str = "concept"
+    facts: tuple[str, ...] = ()  # substrings of the sentences to cite
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class IngestScript:
+    topics: dict[str, list[ScriptedTopic]] = field(default_factory=dict)  # by source title
+    summaries: dict[str, str] = field(default_factory=dict)  # by source title
+    # (substring of the new fact, substring of the old fact, reason)
+    contradictions: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def backend(self) -> FakeBackend:
+        return FakeBackend(self.respond)
+
+    def respond(self, call: FakeCall) -> dict:
+        name = call.schema.__name__ if call.schema else ""
+        prompt = call.prompt
+        if name == "Extraction":
+            title = re.search(r"^SOURCE: (.*)$", prompt, re.MULTILINE).group(1)
+            sentences = dict(_SENTENCE_RE.findall(prompt))
+            topics = []
+            for t in self.topics.get(title, []):
+                ids = [sid for sub in t.facts for sid, text in sentences.items() if sub in text]
+                topics.append(
+                    {"name": t.name, "type": t.type, "aliases": list(t.aliases), "facts": ids[:4]}
+                )
+            reply = {
+                "summary": self.summaries.get(title, f"A source about {title}."),
+                "topics": topics,
+            }
+            if "title" in call.schema.model_fields:
+                reply = {"title": title, **reply}
+            return reply
+        if name == "SummaryOnly":
+            subject = re.search(r"new wiki page about '(.*?)'", prompt).group(1)
+            return {"summary": f"{subject} as described by the sources."}
+        if name == "PageUpdate":
+            task = prompt[prompt.rfind("TASK: update") :]
+            facts = dict((fid, text) for fid, text in _FACT_LINE_RE.findall(task))
+            pairs = []
+            for new_sub, old_sub, why in self.contradictions:
+                new_id = next(
+                    (k for k, v in facts.items() if k.startswith("n") and new_sub in v), None
+                )
+                old_id = next(
+                    (k for k, v in facts.items() if k.startswith("o") and old_sub in v), None
+                )
+                if new_id and old_id:
+                    pairs.append({"new": new_id, "old": old_id, "why": why})
+            return {"summary": "", "contradictions": pairs}
+        if name == "SourceSummary":
+            return {"summary": "A long source in several sections."}
+        raise AssertionError(f"unexpected call with schema {name!r}")
+
+
+def two_source_script() -> IngestScript:
+    return IngestScript(
+        topics={
+            "The KV cache": [
+                ScriptedTopic(
+                    "KV cache", "concept", ("stores the keys and values", "grows linearly")
+                ),
+                ScriptedTopic(
+                    "Prefix caching", "concept", ("reuses the KV cache", "only the new suffix")
+                ),
+                ScriptedTopic("Gemma 3", "entity", ("interleaves 5 local",)),
+            ],
+            "Sliding-window attention": [
+                ScriptedTopic("Sliding-window attention", "concept", ("limits each token",)),
+                ScriptedTopic(
+                    "Gemma 3", "entity", ("interleaves 3 local",), aliases=("Gemma three",)
+                ),
+                ScriptedTopic(
+                    "KV caches", "concept", ("keeps only the last window", "Trimming a rotating")
+                ),
+            ],
+        },
+        summaries={
+            "The KV cache": "How decoders keep past keys and values, and how prefix caching reuses them.",
+            "Sliding-window attention": "Sliding-window attention and why rotating caches need snapshots.",
+        },
+        contradictions=[
+            ("interleaves 3 local", "interleaves 5 local", "3 vs 5 local layers per global layer")
+        ],
+    )

@@ -1,0 +1,120 @@
+"""Ingest with a scripted FakeBackend: golden pages for two overlapping sources."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.ingest_fakes import two_source_script
+from tests.wikitools import git, make_wiki
+from wikic.ingest.pipeline import IngestRequest, ingest
+from wikic.links import parse_links
+from wikic.sections import bullets, split_body
+from wikic.vault import Vault
+
+DATA = Path(__file__).parent / "data" / "ingest"
+GOLDEN = Path(__file__).parent / "golden" / "ingest"
+DAY = dt.date(2026, 11, 22)
+
+
+@pytest.fixture
+def wiki(tmp_path: Path):
+    paths = make_wiki(tmp_path / "w")
+    for name in ("kv-cache.md", "sliding-window.md"):
+        shutil.copy(DATA / name, paths.raw / name)
+    return paths
+
+
+def run(wiki_paths, backend, **request):
+    return ingest(
+        wiki_paths,
+        IngestRequest(**request),
+        extract_backend=lambda: backend,
+        write_backend=lambda: backend,
+        today=DAY,
+    )
+
+
+def test_two_overlapping_sources_match_golden_pages(wiki) -> None:
+    report = run(wiki, two_source_script().backend(), all_new=True)
+    assert [o.status for o in report.outcomes] == ["ingested", "ingested"], report.outcomes
+    produced = {
+        p.relative_to(wiki.wiki).as_posix(): p.read_text()
+        for p in sorted(wiki.wiki.rglob("*.md"))
+        if p.name != "log.md"
+    }
+    if os.environ.get("WIKIC_UPDATE_GOLDEN"):
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        for rel, text in produced.items():
+            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / rel).write_text(text)
+    golden = {p.relative_to(GOLDEN).as_posix(): p.read_text() for p in sorted(GOLDEN.rglob("*.md"))}
+    assert produced == golden
+
+
+def test_shared_entity_is_one_page_with_two_citations_and_a_contradiction(wiki) -> None:
+    report = run(wiki, two_source_script().backend(), all_new=True)
+    vault = Vault.load(wiki.wiki)
+    gemma = [p for p in vault if p.title == "Gemma 3"]
+    assert len(gemma) == 1
+    body = split_body(gemma[0].body)
+    facts = bullets(body.get("Facts"))
+    cited = {c.target for f in facts for c in f.citations}
+    assert cited == {"sources/kv-cache", "sources/sliding-window"}
+    assert any("5 local" in f.text for f in facts) and any("3 local" in f.text for f in facts)
+    (entry,) = bullets(body.get("Contradictions"))
+    assert entry.status == "open"
+    assert gemma[0].props["contradictions"] == 1
+    assert gemma[0].props["aliases"] == ["Gemma three"]
+    # "KV caches" from the second source resolved to the "KV cache" page of the first
+    assert len([p for p in vault if p.title.startswith("KV cache")]) == 1
+    second = report.outcomes[1]
+    assert second.contradictions and "3 vs 5" in second.contradictions[0]["why"]
+    log_text = (wiki.wiki / "log.md").read_text()
+    assert "contradiction on [[entities/gemma-3|Gemma 3]]" in log_text
+
+
+def test_every_citation_and_link_resolves_and_one_commit_per_source(wiki) -> None:
+    before = len(git(wiki.root, "log", "--format=%H").split())
+    run(wiki, two_source_script().backend(), all_new=True)
+    assert len(git(wiki.root, "log", "--format=%H").split()) == before + 2
+    assert git(wiki.root, "status", "--porcelain") == "?? raw/\n"  # the user's sources stay theirs
+    vault = Vault.load(wiki.wiki)
+    for page in vault:
+        for lnk in parse_links(page.body):
+            assert vault.link_exists(lnk, on=page), f"{page.path}: broken {lnk.render()}"
+        for fact in bullets(split_body(page.body).get("Facts")):
+            assert fact.citations, f"uncited fact on {page.path}"
+            for c in fact.citations:
+                source = vault.resolve(c.target)
+                para = next(
+                    line for line in source.body.splitlines() if line.endswith(f"^{c.block}")
+                )
+                assert fact.text.rstrip(".")[:40] in para
+    index = (wiki.wiki / "index.md").read_text()
+    for page in vault:
+        assert f"[[{page.name}|" in index or f"[[{page.name}]]" in index
+
+
+def test_unchanged_source_is_a_noop_and_force_is_deterministic(wiki) -> None:
+    run(wiki, two_source_script().backend(), all_new=True)
+    head = git(wiki.root, "rev-parse", "HEAD")
+    report = run(wiki, two_source_script().backend(), all_new=True)
+    assert report.outcomes == []
+    report = run(wiki, two_source_script().backend(), paths=[wiki.raw / "kv-cache.md"])
+    assert [o.status for o in report.outcomes] == ["unchanged"]
+    report = run(wiki, two_source_script().backend(), paths=[wiki.raw / "kv-cache.md"], force=True)
+    assert git(wiki.root, "rev-parse", "HEAD") == head  # same input, same pages: nothing to commit
+
+
+def test_dry_run_plans_without_writing(wiki) -> None:
+    head = git(wiki.root, "rev-parse", "HEAD")
+    report = run(wiki, two_source_script().backend(), all_new=True, dry_run=True)
+    assert [o.status for o in report.outcomes] == ["planned", "planned"]
+    assert "entities/gemma-3.md" in report.outcomes[0].created
+    assert git(wiki.root, "rev-parse", "HEAD") == head
+    assert not (wiki.wiki / "sources").exists()
