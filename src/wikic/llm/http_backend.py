@@ -1,0 +1,251 @@
+"""Backend for an OpenAI-compatible server (`/v1/chat/completions`): mlx_lm.server, llama-server,
+Ollama, vLLM. Replies are always streamed (SSE) so time to first token is known.
+
+Segments become one system and one user message (the server applies the chat template). Token
+counts come from the server's `usage`; without it, and for `count_tokens`, they are estimated
+(no tokenizer here): max(words x 4/3, characters / 4), rounded up. Stdlib only (urllib).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from wikic.config import HttpConfig
+from wikic.errors import BackendError
+from wikic.llm.backend import FinishReason, Generation, GenerationStats, Segment, TextCallback
+from wikic.llm.constrain import generate_structured, strict_json_schema
+from wikic.llm.framing import chat_messages
+
+_CONFIG_HINT = "or set `backend: mlx` in wikic.yaml to run the model in process"
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count without a tokenizer (errs high for prose, about right for code)."""
+    if not text:
+        return 0
+    return math.ceil(max(len(text.split()) * 4 / 3, len(text) / 4))
+
+
+class HttpBackend:
+    """`Backend` talking to an OpenAI-compatible chat completions endpoint."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout_s: float = 600.0,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise BackendError(
+                f"http.base_url must start with http:// or https://, not {base_url!r}",
+                hint="Set http.base_url in wikic.yaml, e.g. http://127.0.0.1:8080/v1.",
+            )
+        self.base_url = base_url.rstrip("/")
+        self._model = model
+        self._api_key = api_key
+        self._timeout = timeout_s
+
+    @classmethod
+    def from_config(cls, http: HttpConfig, model: str) -> HttpBackend:
+        """Build from the `http:` section of wikic.yaml; `model` is the role's model name."""
+        key = os.environ.get(http.api_key_env) if http.api_key_env else None
+        return cls(
+            base_url=http.base_url,
+            model=http.model or model,
+            api_key=key or None,
+            timeout_s=http.timeout_s,
+        )
+
+    @property
+    def model_name(self) -> str:
+        return self._model
+
+    def count_tokens(self, text: str) -> int:
+        return estimate_tokens(text)
+
+    def generate(
+        self,
+        segments: Sequence[Segment],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
+        on_text: TextCallback | None = None,
+    ) -> Generation:
+        if max_tokens < 1:
+            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
+
+        def attempt(prompt: Sequence[Segment]) -> Generation:
+            return self._complete(prompt, schema, max_tokens, temperature, seed, on_text)
+
+        if schema is None:
+            return attempt(segments)
+        return generate_structured(attempt, segments, schema, max_tokens)
+
+    def _complete(
+        self,
+        segments: Sequence[Segment],
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        on_text: TextCallback | None,
+    ) -> Generation:
+        messages = chat_messages(segments)
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "seed": seed,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema.__name__,
+                    "schema": strict_json_schema(schema),
+                    "strict": True,
+                },
+            }
+        start = time.perf_counter()
+        first_token_at: float | None = None
+        parts: list[str] = []
+        finish: FinishReason = "stop"
+        usage: dict[str, Any] = {}
+        for chunk in self._post_stream("/chat/completions", body):
+            if chunk.get("usage"):
+                usage = chunk["usage"]
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta") or choice.get("message") or {}
+                piece = delta.get("content")
+                if piece:
+                    if first_token_at is None:
+                        first_token_at = time.perf_counter()
+                    parts.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                if choice.get("finish_reason") == "length":
+                    finish = "length"
+        end = time.perf_counter()
+        text = "".join(parts)
+        ttft = (first_token_at or end) - start
+        return Generation(
+            text, None, _stats(usage, messages, text, ttft, end - start - ttft), finish
+        )
+
+    def _post_stream(self, path: str, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """POST `body`; yield each JSON chunk of the SSE reply (or the one plain JSON reply)."""
+        url = self.base_url + path
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        request = urllib.request.Request(
+            url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                if "text/event-stream" not in response.headers.get("Content-Type", ""):
+                    yield _json_object(response.read(), url)
+                    return
+                for raw in response:
+                    line = raw.decode("utf-8", "replace").strip()
+                    if not line.startswith("data:"):
+                        continue  # blank separators, comments, `event:` lines
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        return
+                    yield _json_object(data.encode("utf-8"), url)
+        except urllib.error.HTTPError as exc:
+            raise _http_error(exc, url, self._model) from None
+        except TimeoutError:
+            raise BackendError(
+                f"the LLM server at {self.base_url} sent nothing for {self._timeout:g} s",
+                hint="Raise http.timeout_s in wikic.yaml, or check that the server is not stuck.",
+            ) from None
+        except (urllib.error.URLError, ConnectionError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise BackendError(
+                f"cannot reach the LLM server at {self.base_url} ({reason}); wikic.yaml says "
+                "`backend: http`",
+                hint="Start an OpenAI-compatible server there (e.g. `mlx_lm.server --port 8080`), "
+                f"fix http.base_url, {_CONFIG_HINT}.",
+            ) from None
+
+
+def _json_object(data: bytes, url: str) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BackendError(
+            f"the LLM server at {url} sent a reply that is not JSON: {data[:200]!r}",
+            hint="Check that http.base_url points at an OpenAI-compatible API (it usually ends "
+            "in /v1).",
+        ) from None
+    if not isinstance(value, dict):
+        raise BackendError(f"the LLM server at {url} sent unexpected JSON: {str(value)[:200]}")
+    if value.get("error"):
+        error = value["error"]
+        message = error.get("message", error) if isinstance(error, dict) else error
+        raise BackendError(f"the LLM server at {url} reported an error: {message}")
+    return value
+
+
+def _http_error(exc: urllib.error.HTTPError, url: str, model: str) -> BackendError:
+    try:
+        detail = exc.read().decode("utf-8", "replace")[:300]
+    except OSError:
+        detail = ""
+    message = f"the LLM server at {url} answered HTTP {exc.code}"
+    if detail:
+        message += f": {detail}"
+    if exc.code in (401, 403):
+        hint = "Put the API key in the variable named by http.api_key_env (default WIKIC_API_KEY)."
+    elif exc.code == 404:
+        hint = (
+            f"Check http.base_url (it usually ends in /v1) and that the server serves "
+            f"model {model!r} (http.model in wikic.yaml)."
+        )
+    else:
+        hint = f"Check the server's log, {_CONFIG_HINT}."
+    return BackendError(message, hint=hint)
+
+
+def _stats(
+    usage: dict[str, Any],
+    messages: list[dict[str, str]],
+    text: str,
+    prefill_s: float,
+    decode_s: float,
+) -> GenerationStats:
+    prompt = usage.get("prompt_tokens")
+    if not isinstance(prompt, int):
+        prompt = sum(estimate_tokens(m["content"]) for m in messages)
+    generated = usage.get("completion_tokens")
+    if not isinstance(generated, int):
+        generated = estimate_tokens(text)
+    details = usage.get("prompt_tokens_details") or {}
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    cached = min(cached, prompt) if isinstance(cached, int) else 0
+    return GenerationStats(
+        prompt_tokens=prompt,
+        cached_tokens=cached,
+        prefill_tokens=prompt - cached,
+        generated_tokens=generated,
+        prefill_s=prefill_s,
+        decode_s=decode_s,
+    )

@@ -1,0 +1,299 @@
+"""The in-process backend: mlx-lm model, managed prefix cache, own decode loop.
+
+Prefill comes from `PrefixCache` (KV state and last logits at the end of the framed prompt), so
+decoding is done here rather than by `mlx_lm.generate_step`. With a schema, llguidance masks the
+logits and forced token runs are fed through the model in one batch. Importing this module
+imports mlx (after the OpenBLAS fix); only `wikic.llm.factory` imports it, on the mlx path.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from wikic.errors import BackendError, GenerationError
+from wikic.llm.backend import FinishReason, Generation, GenerationStats, Segment, TextCallback
+from wikic.llm.blas import ensure_fast_blas
+from wikic.llm.constrain import GrammarTokenizer, JsonMatcher, generate_structured
+from wikic.llm.framing import PromptFramer, eos_ids
+
+ensure_fast_blas()  # before mlx.core is first imported, or CPU matmuls use the slow reference BLAS
+import mlx.core as mx  # noqa: E402
+
+
+class Prefiller(Protocol):
+    """What the backend needs from `wikic.llm.prefix_cache.PrefixCache`."""
+
+    def prefill(self, model: Any, token_segments: Sequence[Sequence[int]]) -> Any: ...
+
+
+@dataclass
+class _Decoded:
+    tokens: list[int]
+    text: str
+    forced: int
+    finish: FinishReason
+    seconds: float
+
+
+class MlxBackend:
+    """`Backend` on an mlx-lm model and tokenizer already loaded in this process."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name: str,
+        prefix_cache: Prefiller,
+        max_context_tokens: int = 8192,
+        fast_forward: bool = True,
+    ) -> None:
+        self._model = model
+        self._tokenizer = tokenizer
+        self._name = name
+        self._prefix_cache = prefix_cache
+        self._max_context = max_context_tokens
+        self.fast_forward = fast_forward  # off only to measure what forced runs save
+        self.framer = PromptFramer(tokenizer)
+        self._stop_ids = _stop_ids(tokenizer, self.framer)
+        self._grammar_tokenizer: GrammarTokenizer | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self._name
+
+    def count_tokens(self, text: str) -> int:
+        return self.framer.count_tokens(text)
+
+    def generate(
+        self,
+        segments: Sequence[Segment],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
+        on_text: TextCallback | None = None,
+    ) -> Generation:
+        """See `Backend.generate`. With a schema, a repair attempt streams after the first."""
+
+        def attempt(prompt: Sequence[Segment]) -> Generation:
+            return self.generate_once(
+                prompt,
+                schema=schema,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                on_text=on_text,
+            )
+
+        if schema is None:
+            return attempt(segments)
+        return generate_structured(attempt, segments, schema, max_tokens)
+
+    def generate_once(
+        self,
+        segments: Sequence[Segment],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        seed: int = 0,
+        on_text: TextCallback | None = None,
+    ) -> Generation:
+        """One attempt: constrained by `schema` if given, but neither validated nor repaired."""
+        if max_tokens < 1:
+            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
+        if temperature < 0:
+            raise BackendError(f"temperature must be 0 or more, not {temperature}")
+        token_lists = self.framer.frame_segments(segments)
+        prompt_tokens = sum(len(t) for t in token_lists)
+        if prompt_tokens > self._max_context:
+            raise BackendError(
+                f"the prompt has {prompt_tokens} tokens, more than the {self._max_context} "
+                "allowed (generation.max_context_tokens)",
+                hint="Shorten the input or raise generation.max_context_tokens in wikic.yaml.",
+            )
+        pre = self._prefix_cache.prefill(self._model, token_lists)
+        t0 = time.perf_counter()
+        logits = pre.logits.reshape(-1)
+        mx.eval(logits)  # prefill is lazy up to here on some paths: count it as prefill
+        # Storing the new boundary snapshots is part of the time to first token.
+        prefill_s = pre.prefill_s + getattr(pre, "store_s", 0.0) + (time.perf_counter() - t0)
+        matcher = self.json_matcher(schema, logits.shape[-1]) if schema is not None else None
+        decoded = self._decode(pre.cache, logits, matcher, max_tokens, temperature, seed, on_text)
+        stats = GenerationStats(
+            prompt_tokens=prompt_tokens,
+            cached_tokens=pre.cached_tokens,
+            prefill_tokens=pre.prefill_tokens,
+            generated_tokens=len(decoded.tokens),
+            forced_tokens=decoded.forced,
+            cache_load_s=pre.load_s,
+            prefill_s=prefill_s,
+            decode_s=decoded.seconds,
+        )
+        return Generation(decoded.text, None, stats, decoded.finish)
+
+    def json_matcher(self, schema: type[BaseModel], n_vocab: int | None = None) -> JsonMatcher:
+        """A fresh grammar state for `schema` over `n_vocab` logits (default: the last seen)."""
+        known = self._grammar_tokenizer
+        if n_vocab is None:
+            if known is None:
+                raise BackendError("json_matcher needs n_vocab before the first constrained call")
+            n_vocab = known.n_vocab
+        if known is None or known.n_vocab != n_vocab:
+            known = GrammarTokenizer(
+                self.framer.backend_tokenizer, n_vocab=n_vocab, eos_ids=self._stop_ids
+            )
+            self._grammar_tokenizer = known
+        return known.matcher(schema)
+
+    def _decode(
+        self,
+        cache: Any,
+        logits: mx.array,
+        matcher: JsonMatcher | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int,
+        on_text: TextCallback | None,
+    ) -> _Decoded:
+        start = time.perf_counter()
+        stream = _TextStream(self._tokenizer, on_text)
+        sampler = _Sampler(temperature, seed)
+        if matcher is None:
+            finish = self._decode_free(cache, logits, sampler, stream, max_tokens)
+            forced = 0
+        else:
+            finish, forced = self._decode_json(cache, logits, matcher, sampler, stream, max_tokens)
+        text = stream.close()
+        return _Decoded(stream.tokens, text, forced, finish, time.perf_counter() - start)
+
+    def _forward(self, tokens: Sequence[int] | mx.array, cache: Any) -> mx.array:
+        """Lazy logits of the position after `tokens` (fed as one batch)."""
+        inputs = tokens if isinstance(tokens, mx.array) else mx.array(list(tokens))
+        return self._model(inputs.reshape(1, -1), cache=cache)[0, -1, :]
+
+    def _decode_free(
+        self,
+        cache: Any,
+        logits: mx.array,
+        sampler: _Sampler,
+        stream: _TextStream,
+        max_tokens: int,
+    ) -> FinishReason:
+        # Pipelined like mlx-lm: the next step is queued before the current token is read.
+        y = sampler(logits)
+        mx.async_eval(y)
+        while True:
+            emitted = len(stream.tokens)
+            next_y = None
+            if emitted + 1 < max_tokens:
+                next_y = sampler(self._forward(y, cache))
+                mx.async_eval(next_y)
+            token = int(y.item())  # type: ignore[arg-type]
+            if token in self._stop_ids:
+                return "stop"
+            stream.add([token])
+            if next_y is None:
+                return "length"
+            if emitted % 256 == 255:
+                mx.clear_cache()
+            y = next_y
+
+    def _decode_json(
+        self,
+        cache: Any,
+        logits: mx.array,
+        matcher: JsonMatcher,
+        sampler: _Sampler,
+        stream: _TextStream,
+        max_tokens: int,
+    ) -> tuple[FinishReason, int]:
+        # Not pipelined like the free loop: queueing the next step before reading the sampled
+        # token costs an extra model call per forced run, measured slower than this.
+        forced = 0
+        feed: list[int] = []  # tokens consumed by the grammar, not yet run through the model
+        while True:
+            run = matcher.forced_tokens() if self.fast_forward else []
+            if run:
+                run = run[: max_tokens - len(stream.tokens)]
+                matcher.consume(run)
+                stream.add(run)
+                forced += len(run)
+                feed += run
+            if matcher.done:
+                return "stop", forced  # the value is complete: no need to sample EOS
+            if len(stream.tokens) >= max_tokens:
+                return "length", forced
+            if feed:
+                # the sampled token and the forced run after it: one batch, not token by token
+                logits = self._forward(feed, cache)
+                feed = []
+            mx.async_eval(logits)
+            allowed = mx.array(matcher.allowed())  # computed while the forward pass runs
+            token = int(sampler(mx.where(allowed, logits, -mx.inf)).item())  # type: ignore[arg-type]
+            if token in self._stop_ids:
+                if matcher.accepting:
+                    return "stop", forced
+                raise GenerationError("constrained decoding ended before the JSON was complete")
+            matcher.consume([token])
+            stream.add([token])
+            feed.append(token)
+            if len(stream.tokens) % 256 < len(run) + 1:
+                mx.clear_cache()
+
+
+class _Sampler:
+    """Greedy at temperature 0; otherwise seeded categorical sampling with its own key."""
+
+    def __init__(self, temperature: float, seed: int) -> None:
+        self._scale = 1.0 / temperature if temperature > 0 else 0.0
+        self._key = mx.random.key(seed) if temperature > 0 else None
+
+    def __call__(self, logits: mx.array) -> mx.array:
+        if self._key is None:
+            return mx.argmax(logits, axis=-1)
+        self._key, sub = mx.random.split(self._key)
+        return mx.random.categorical(logits * self._scale, key=sub)
+
+
+class _TextStream:
+    """Streaming detokenization: `on_text` gets each readable piece once."""
+
+    def __init__(self, tokenizer: Any, on_text: TextCallback | None) -> None:
+        self._detok = tokenizer.detokenizer
+        self._on_text = on_text
+        self.tokens: list[int] = []
+
+    def add(self, tokens: Sequence[int]) -> None:
+        for token in tokens:
+            self._detok.add_token(token)
+        self.tokens.extend(tokens)
+        self._emit()
+
+    def _emit(self) -> None:
+        piece = self._detok.last_segment
+        if piece and self._on_text is not None:
+            self._on_text(piece)
+
+    def close(self) -> str:
+        self._detok.finalize()
+        self._emit()
+        return str(self._detok.text)
+
+
+def _stop_ids(tokenizer: Any, framer: PromptFramer) -> frozenset[int]:
+    """EOS ids, plus the token that ends a chat turn (`<|im_end|>`, `<end_of_turn>`, ...)."""
+    ids = eos_ids(tokenizer)
+    end_of_turn = framer.turn_end_token()
+    if end_of_turn is not None:
+        ids.add(end_of_turn)
+    if not ids:
+        raise BackendError("the model's tokenizer has no end-of-sequence token")
+    return frozenset(ids)
