@@ -33,6 +33,7 @@ from wikic.lock import writer_lock
 from wikic.logbook import LogEntry, append_entry
 from wikic.pages import Page, parse_page
 from wikic.paths import WikiPaths
+from wikic.store import after_commit
 from wikic.vault import SPECIAL_FILES, Vault
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,7 @@ class Writer:
                 reset_paths(self.repo, [self.paths.root / p for p in changes])
             raise
         journal.discard()
+        after_commit(self.paths, changes)  # keeps the search index current; never raises
         return OpResult(op_id, sha, tuple(changes))
 
     def _full_changes(self, plan: Plan, today: dt.date) -> dict[str, str | None]:

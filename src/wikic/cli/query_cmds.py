@@ -1,0 +1,176 @@
+"""`wikic query "QUESTION"`: answer from the wiki with checked citations; `--save` files it.
+
+On a terminal the answer streams as rendered markdown and is re-rendered once its citations are
+checked; otherwise only the checked answer is printed. Reports (removed citations, pages read,
+token counts) go to stderr so stdout holds just the answer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import typer
+
+from wikic.cli import backends
+from wikic.cli.app import app, err_console, out_console, print_json
+from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
+from wikic.config import Config
+from wikic.errors import UsageError
+from wikic.llm.backend import Backend
+from wikic.pages import render_page
+from wikic.paths import WikiPaths
+from wikic.query import QueryResult, answer_question
+from wikic.query_save import ANALYSIS_FOLDER, SavedAnalysis, analysis_page, save_answer
+from wikic.slugs import slugify
+from wikic.store import open_store
+
+
+@app.command()
+def query(
+    question: str = typer.Argument(..., help="The question, in plain words."),
+    save: bool = typer.Option(
+        False, "--save", help="File the answer as an analysis page in wiki/analyses/ (one commit)."
+    ),
+    fmt: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        metavar="md|marp|json",
+        help="Output: md (default), marp (a Marp slide deck; also how --save files it) or json.",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model to answer with (default: the query model of wikic.yaml)."
+    ),
+    no_wait: bool = NO_WAIT_OPTION,
+    json_out: bool = typer.Option(False, "--json", help="Same as --format json."),
+) -> None:
+    """Answer QUESTION from the wiki: search, read the best pages within the token budget, and
+    answer with citations to pages and source paragraphs. Citations that do not resolve are
+    removed and reported; if the wiki has nothing on the question, it says so."""
+    if json_out and fmt not in (None, "json"):
+        raise UsageError(f"--json and --format {fmt} disagree", hint="Use only one of them.")
+    output = "json" if json_out else (fmt or "md")
+    if output not in ("md", "marp", "json"):
+        raise UsageError(f"unknown format {output!r}", hint="Use --format md, marp or json.")
+    if not question.strip():
+        raise UsageError("the question is empty", hint='For example: wikic query "What is X?"')
+    paths = current_paths()
+    config = backends.config_with_model(paths.config, model)
+    paths = WikiPaths(paths.root, config)
+    result = _answer(paths, question, config, stream=output == "md")
+    saved = None
+    if save and result.answered:
+        saved = save_answer(
+            paths, result, fmt="marp" if output == "marp" else "md",
+            wait=0 if no_wait else None, on_wait=waiting_message,
+        )  # fmt: skip
+    if output == "json":
+        print_json({**result.to_dict(), "saved": _saved_json(saved)})
+    elif output == "marp":
+        out_console().print(_deck(paths, result, saved), markup=False, end="")
+    _report(result, saved, save, paths.rel(paths.wiki))
+
+
+def _answer(paths: WikiPaths, question: str, config: Config, *, stream: bool) -> QueryResult:
+    """Run the query with a spinner on stderr; on a terminal, stream the answer as rendered
+    markdown (replaced by the checked answer at the end), else print the checked answer."""
+    from rich.live import Live  # imported here: markdown rendering is slow to import
+    from rich.markdown import Markdown
+
+    console = out_console()
+    live_answer = stream and console.is_terminal
+    status = err_console().status("Searching the wiki …")
+    live: Live | None = None
+    pieces: list[str] = []
+
+    def load() -> Backend:
+        status.update(f"Loading {config.model_for('query')} …")
+        backend = backends.build(config, "query", paths.kv_cache)
+        status.update("Reading the pages and answering …")
+        return backend
+
+    def show(piece: str) -> None:
+        nonlocal live
+        if live is None:
+            status.stop()
+            live = Live(console=console, refresh_per_second=8, vertical_overflow="visible")
+            live.start()
+        pieces.append(piece)
+        live.update(Markdown("".join(pieces)))
+
+    status.start()
+    result: QueryResult | None = None
+    try:
+        result = answer_question(
+            paths, question, backend=load, on_text=show if live_answer else None
+        )
+    finally:
+        status.stop()
+        if live is not None:  # the checked answer replaces the streamed one
+            live.update(Markdown(result.answer if result else "".join(pieces)))
+            live.stop()
+    assert result is not None  # answer_question returned (it raised otherwise)
+    if stream and live is None:
+        console.print(result.answer, markup=False, highlight=False)
+    return result
+
+
+def _deck(paths: WikiPaths, result: QueryResult, saved: SavedAnalysis | None) -> str:
+    if saved is not None:
+        return (paths.wiki / saved.path).read_text(encoding="utf-8")
+    with open_store(paths) as store:
+        path = f"{ANALYSIS_FOLDER}/{slugify(result.question)}.md"
+        page = analysis_page(store, result, path, fmt="marp", today=dt.date.today())
+    return render_page(page)
+
+
+def _saved_json(saved: SavedAnalysis | None) -> dict[str, object] | None:
+    if saved is None:
+        return None
+    return {
+        "path": saved.path,
+        "created": saved.created,
+        "linked_from": list(saved.linked_from),
+        "commit": saved.commit,
+    }
+
+
+def _report(
+    result: QueryResult, saved: SavedAnalysis | None, wanted_save: bool, wiki_rel: str
+) -> None:
+    console = err_console()
+    for note in result.notes:
+        console.print(f"Warning: {note}", markup=False)
+    if result.removed:
+        n = len(result.removed)
+        console.print(f"Removed {n} citation{'s' if n != 1 else ''} that did not resolve:")
+        for item in result.removed:
+            console.print(f"  {item.link}: {item.reason}", markup=False)
+    if not result.found:
+        if wanted_save:
+            console.print("Nothing saved: there is no answer to file.")
+        return
+    names = ", ".join(p.name for p in result.pages)
+    console.print(f"Read {len(result.pages)} pages: {names}", markup=False, highlight=False)
+    s = result.stats
+    line = (
+        f"[{result.model}] {s.prompt_tokens} prompt tokens ({s.cached_tokens} cached), "
+        f"{s.generated_tokens} generated; prefill {s.prefill_s:.2f} s, decode {s.decode_s:.2f} s"
+    )
+    if result.finish_reason == "length":
+        line += "; the answer was cut off at query.max_answer_tokens"
+    console.print(line, markup=False, highlight=False)
+    if saved is not None:
+        what = "Saved" if saved.created else "Updated"
+        n = len(saved.linked_from)
+        linked = f", linked from {n} page{'s' if n != 1 else ''}" if n else ""
+        commit = f" (commit {saved.commit[:10]})" if saved.commit else ""
+        console.print(f"{what} {wiki_rel}/{saved.path}{linked}{commit}", markup=False)
+    if result.found and not result.declined and not result.supported:
+        console.print(
+            "Warning: the answer cites no page of the wiki, so nothing shows it comes from "
+            "the wiki; treat it with care."
+        )
+    if saved is None and wanted_save:
+        why = "it cites nothing" if not result.declined else "the wiki does not contain it"
+        console.print(f"Nothing saved: {why}.")

@@ -1,0 +1,248 @@
+"""Full-text search over the store: user text → a safe FTS5 expression → ranked hits.
+
+User text never reaches FTS5 syntax raw: every term becomes a quoted string (`"` doubled), so
+quotes, `-`, `:`, `*`, `AND`, `NEAR(` are words, never operators. Ranking is BM25 with the title
+weighted above aliases, tags and summary, and those above the body.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from wikic.errors import UsageError
+
+Mode = Literal["all", "any", "auto"]
+# bm25() weights of the FTS columns: title, aliases, tags, summary, body
+WEIGHTS = (10.0, 6.0, 3.0, 2.0, 1.0)
+MARK_OPEN, MARK_CLOSE = "\x02", "\x03"
+SNIPPET_TOKENS = 16
+RERANK_POOL = 30  # BM25's best this many are re-ordered to put title matches first
+MIN_PREFIX = 3  # a shorter last word is matched whole: a 1-2 letter prefix matches everything
+# Words that carry no topic: dropped from a query while at least one other word remains.
+_STOPWORD_TEXT = """
+a about above after all also am an and any are as at be been being both but by can could did
+do does doing during each few for from had has have having he her here hers him his how i if
+in into is it its itself just me more most my no nor not now of off on once only or other
+our ours out over own same she should so some such than that the their theirs them then
+there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours tell explain describe give list show
+please know
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_PHRASE_RE = re.compile(r'"([^"]*)"|(\S+)')
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    phrase: bool = False  # came from "quoted words": matched as adjacent words
+    exclude: bool = False  # written as -word: pages holding it are left out
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result. `path` is relative to wiki/; `score` is higher for better matches;
+    `snippet` is markdown with the matched words in **bold**."""
+
+    path: str
+    title: str
+    type: str
+    score: float
+    snippet: str
+    summary: str
+
+    @property
+    def name(self) -> str:
+        return self.path[:-3] if self.path.endswith(".md") else self.path
+
+
+def parse_query(text: str) -> list[Term]:
+    """Terms of a user query: `"a phrase"`, `-excluded`, plain words; punctuation-only tokens
+    are dropped. An unbalanced quote is ignored."""
+    terms: list[Term] = []
+    # FTS5 reads a NUL as the end of the query; control characters and lone surrogates are noise
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Cs") else c for c in text)
+    text = text if text.count('"') % 2 == 0 else text.replace('"', " ")
+    for m in _PHRASE_RE.finditer(text):
+        if m.group(1) is not None:
+            words = m.group(1).split()
+            if any(_has_word(w) for w in words):
+                terms.append(Term(" ".join(words), phrase=len(words) > 1))
+            continue
+        token = m.group(2)
+        exclude = token.startswith("-") and len(token) > 1
+        token = token.lstrip("-") if exclude else token
+        if _has_word(token):
+            terms.append(Term(token, exclude=exclude))
+    return terms
+
+
+def _has_word(token: str) -> bool:
+    return any(c.isalnum() for c in token)
+
+
+def content_terms(terms: Sequence[Term]) -> list[Term]:
+    """`terms` without stopwords, unless nothing else would be left."""
+    kept = [t for t in terms if t.phrase or t.exclude or t.text.casefold() not in STOPWORDS]
+    return kept if any(not t.exclude for t in kept) else list(terms)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def fts_expression(terms: Sequence[Term], *, mode: Literal["all", "any"], prefix_last: bool) -> str:
+    """A MATCH expression for `terms` ('' when no positive term is left)."""
+    positive = [t for t in terms if not t.exclude]
+    if not positive:
+        return ""
+    parts = [_quote(t.text) for t in positive]
+    last = positive[-1]
+    if prefix_last and not last.phrase and terms[-1] is last and len(last.text) >= MIN_PREFIX:
+        parts[-1] += "*"
+    expr = (" OR " if mode == "any" else " AND ").join(parts)
+    excluded = [_quote(t.text) for t in terms if t.exclude]
+    if excluded:
+        expr = f"({expr}) NOT ({' OR '.join(excluded)})"
+    return expr
+
+
+def parse_where(items: Sequence[str]) -> list[tuple[str, str]]:
+    """`KEY=VALUE` property filters; a malformed one is a UsageError."""
+    parsed = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                f"bad property filter {item!r}: expected KEY=VALUE",
+                hint="For example: --where status=draft --where sources=sources/my-paper",
+            )
+        parsed.append((key.strip().casefold(), " ".join(value.split()).casefold()))
+    return parsed
+
+
+def _filters(
+    types: Sequence[str], tags: Sequence[str], where: Sequence[tuple[str, str]]
+) -> tuple[str, list[object]]:
+    """SQL conditions on `p` (the pages table) and their parameters."""
+    sql: list[str] = []
+    params: list[object] = []
+    if types:
+        sql.append(f"p.type IN ({','.join('?' * len(types))})")
+        params += [t.strip().casefold() for t in types]
+    for tag in tags:
+        tag = tag.strip().lstrip("#").casefold()
+        # a tag also matches its nested tags, as in Obsidian: `ml` finds `ml/nlp`
+        sql.append(
+            "EXISTS (SELECT 1 FROM props t WHERE t.page_id = p.id AND t.key = 'tags' "
+            "AND (t.value = ? OR substr(t.value, 1, ?) = ?))"
+        )
+        params += [tag, len(tag) + 1, tag + "/"]
+    for key, value in where:
+        sql.append(
+            "EXISTS (SELECT 1 FROM props w WHERE w.page_id = p.id AND w.key = ? AND w.value = ?)"
+        )
+        params += [key, value]
+    return " AND ".join(sql), params
+
+
+def run_search(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    where: Sequence[tuple[str, str]] = (),
+    limit: int = 10,
+    mode: Mode = "auto",
+    prefix_last: bool = True,
+) -> list[SearchHit]:
+    """Ranked hits for `query` under the filters. With no words in `query`, the pages matching
+    the filters (by type and title). Mode `auto` wants every word and falls back to any word."""
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
+    terms = content_terms(parse_query(query))
+    cond, params = _filters(types, tags, where)
+    if not any(not t.exclude for t in terms):
+        if not cond:
+            return []
+        rows = conn.execute(
+            "SELECT p.path, p.title, p.type, 0.0, p.summary, p.summary FROM pages p "
+            f"WHERE {cond} ORDER BY p.type, p.title COLLATE NOCASE, p.path LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [_hit(row) for row in rows]
+    modes: tuple[Literal["all", "any"], ...] = ("all", "any") if mode == "auto" else (mode,)
+    hits: list[SearchHit] = []
+    for each in modes:
+        expr = fts_expression(terms, mode=each, prefix_last=prefix_last)
+        hits = _match(conn, expr, cond, params, limit, terms)
+        if hits or len([t for t in terms if not t.exclude]) == 1:
+            break
+    return hits
+
+
+def _match(
+    conn: sqlite3.Connection,
+    expr: str,
+    cond: str,
+    params: list[object],
+    limit: int,
+    terms: Sequence[Term],
+) -> list[SearchHit]:
+    # BM25 over every match; snippets only for the top candidates (the outer query)
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    rows = conn.execute(
+        f"""
+        SELECT p.path, p.title, p.type, -top.rank_,
+               snippet(pages_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}),
+               p.summary, p.aliases
+        FROM (SELECT f.rowid AS id, bm25(pages_fts, {weights}) AS rank_
+                FROM pages_fts f JOIN pages p ON p.id = f.rowid
+                WHERE pages_fts MATCH ? {"AND " + cond if cond else ""}
+                ORDER BY rank_ LIMIT ?) AS top
+        JOIN pages_fts ON pages_fts.rowid = top.id AND pages_fts MATCH ?
+        JOIN pages p ON p.id = top.id
+        ORDER BY top.rank_, p.path
+        """,
+        [expr, *params, max(limit * 3, RERANK_POOL), expr],
+    ).fetchall()
+    wanted = [w for t in terms if not t.exclude for w in name_words(t.text)]
+    ranked = sorted(rows, key=lambda r: (-_title_tier(wanted, r[1], r[6]), -r[3], r[0]))
+    return [_hit(row[:6]) for row in ranked[:limit]]
+
+
+def name_words(text: str) -> list[str]:
+    """Case- and accent-free words, as the FTS tokenizer sees them (without stemming)."""
+    flat = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return re.findall(r"[^\W_]+", flat.casefold())
+
+
+def _title_tier(wanted: list[str], title: str, aliases_json: str) -> int:
+    """2: the query is a title or alias; 1: every query word is in one (the last as a
+    prefix); 0: neither. Users typing a page's name expect that page first, which BM25 alone
+    does not give when the words are common across the wiki."""
+    if not wanted:
+        return 0
+    best = 0
+    for name in [title, *json.loads(aliases_json)]:
+        words = name_words(name)
+        if words == wanted:
+            return 2
+        *whole, last = wanted
+        if set(whole) <= set(words) and any(w.startswith(last) for w in words):
+            best = 1
+    return best
+
+
+def _hit(row: tuple[str, str, str, float, str, str]) -> SearchHit:
+    path, title, page_type, score, snippet, summary = row
+    snippet = " ".join((snippet or "").split())
+    snippet = snippet.replace(MARK_OPEN, "**").replace(MARK_CLOSE, "**")
+    return SearchHit(path, title, page_type, float(f"{float(score):.4g}"), snippet, summary)

