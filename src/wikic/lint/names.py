@@ -1,0 +1,134 @@
+"""Matching page names: keys that ignore case, punctuation, articles and plurals; near-duplicates
+within one edit; and "did you mean" candidates for a link target. All sub-quadratic.
+
+Near-duplicates use deletion neighbourhoods: two keys within one edit share a key-minus-one-
+character variant, so one pass over n keys of length L costs O(n·L) instead of O(n²) comparisons.
+Edits that change a digit are not near-duplicates (`Llama 2` and `Llama 3` are different things).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+_WORD_RE = re.compile(r"\w+")
+_ARTICLES = frozenset({"the", "a", "an"})
+NEAR_MIN_CHARS = 6
+FUZZY_CUTOFF = 0.75
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def name_key(text: str) -> str:
+    """`The Prefix-Caches` → `prefixcache`: the key under which names count as the same."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    words = _WORD_RE.findall(text.casefold().replace("_", " "))
+    kept = [_stem(w) for w in words if w not in _ARTICLES] or words
+    return "".join(kept)
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Optimal-string-alignment distance ≤ 1 (one insertion, deletion, substitution or swap)."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        if a[i + 1 :] == b[i + 1 :]:
+            return True
+        return a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :]
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1 :] == shorter[i:]
+
+
+def _changes_digit(a: str, b: str) -> bool:
+    """Whether the edit between `a` and `b` touches a digit (`nr3431` vs `nr4331`: it does)."""
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    return any(c.isdigit() for c in a[i : len(a) - j] + b[i : len(b) - j])
+
+
+def near_duplicate_pairs(keys: Iterable[str]) -> set[tuple[str, str]]:
+    """Pairs of distinct keys (sorted) within one edit of each other, digits excepted."""
+    first: dict[str, str] = {}  # variant → the first key that has it
+    more: dict[str, list[str]] = {}  # variant → every key that has it, once it has several
+    for key in keys:
+        if len(key) < NEAR_MIN_CHARS:
+            continue
+        for variant in {key, *(key[:i] + key[i + 1 :] for i in range(len(key)))}:
+            seen = first.setdefault(variant, key)
+            if seen != key:
+                more.setdefault(variant, [seen]).append(key)
+    pairs: set[tuple[str, str]] = set()
+    for group in more.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if a != b and within_one_edit(a, b) and not _changes_digit(a, b):
+                    pairs.add((min(a, b), max(a, b)))
+    return pairs
+
+
+class NameIndex:
+    """Candidate pages for a link target that resolves to nothing."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        """`names`: (name, page path) for every page name, stem, title and alias."""
+        self._by_key: dict[str, set[str]] = defaultdict(set)
+        for name, path in names:
+            key = name_key(name)
+            if key:
+                self._by_key[key].add(path)
+        self._grams: dict[str, set[str]] | None = None
+
+    def exact(self, target: str) -> set[str]:
+        """Pages one of whose names has the same key as the target's last path segment."""
+        return set(self._by_key.get(name_key(target.rsplit("/", 1)[-1]), set()))
+
+    def similar(self, target: str, limit: int = 3) -> list[str]:
+        """Up to `limit` page paths with names close to `target` (best first)."""
+        key = name_key(target.rsplit("/", 1)[-1])
+        if len(key) < 3:
+            return []
+        grams = self._trigram_index()
+        shared: Counter[str] = Counter()
+        for gram in _trigrams(key):
+            shared.update(grams.get(gram, ()))
+        pool = [k for k, _ in shared.most_common(50)]
+        close = difflib.get_close_matches(key, pool, n=limit, cutoff=FUZZY_CUTOFF)
+        found: list[str] = []
+        for k in close:
+            for path in sorted(self._by_key[k]):
+                if path not in found:
+                    found.append(path)
+        return found[:limit]
+
+    def _trigram_index(self) -> dict[str, set[str]]:
+        if self._grams is None:
+            grams: dict[str, set[str]] = defaultdict(set)
+            for key in self._by_key:
+                for gram in _trigrams(key):
+                    grams[gram].add(key)
+            self._grams = grams
+        return self._grams
+
+
+def _trigrams(key: str) -> set[str]:
+    padded = f"  {key} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}

@@ -1,0 +1,442 @@
+"""Structural lint: a clean fixture has zero findings; each test breaks one rule."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from tests.lint_fixtures import (
+    DAY,
+    FixtureWiki,
+    build_clean_wiki,
+    fact_line,
+    raw_text,
+    source_page,
+    topic_page,
+)
+from wikic.errors import ConfigError, UsageError
+from wikic.journal import Change, Journal
+from wikic.lint import RULES, Finding, LintOptions, run_lint
+from wikic.lock import writer_lock
+
+KV = "wiki/concepts/kv-cache.md"
+PREFIX = "wiki/concepts/prefix-caching.md"
+GEMMA = "wiki/entities/gemma-3.md"
+
+
+@pytest.fixture
+def wiki(tmp_path: Path) -> FixtureWiki:
+    return build_clean_wiki(tmp_path / "w")
+
+
+def only(findings: tuple[Finding, ...], rule: str) -> list[Finding]:
+    return [f for f in findings if f.rule == rule]
+
+
+def test_clean_fixture_has_no_findings(wiki: FixtureWiki) -> None:
+    report = wiki.lint()
+    assert report.findings == ()
+    assert report.pages == 7
+    assert report.exit_code() == 0 and report.exit_code(strict=True) == 0
+
+
+def test_unreadable_page(wiki: FixtureWiki) -> None:
+    wiki.commit({"wiki/concepts/bad.md": "---\ntitle: [unclosed\n---\n\nBody.\n"})
+    report = wiki.lint()
+    assert {f.rule for f in report.findings} == {"unreadable-page"}
+    (f,) = report.findings
+    assert f.level == "error" and f.page == "wiki/concepts/bad.md"
+    assert "invalid YAML" in f.message and report.exit_code() == 1
+
+
+def test_broken_link_with_one_candidate_is_fixable(wiki: FixtureWiki) -> None:
+    wiki.edit(KV, "- [[entities/gemma-3]]", "- [[entities/gemma-3]]\n- [[Prefix Caching]]")
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level, f.page, f.fixable) == ("broken-link", "error", KV, True)
+    assert "[[concepts/prefix-caching|Prefix caching]]" in f.hint
+    assert f.line is not None and "[[Prefix Caching]]" in wiki.read(KV).splitlines()[f.line - 1]
+
+
+def test_broken_link_without_candidate_suggests_close_names(wiki: FixtureWiki) -> None:
+    wiki.edit(
+        KV, "- [[entities/gemma-3]]", "- [[entities/gemma-3]]\n- [[Gemma 4]]\n- [[Quantum foam]]"
+    )
+    found = {f.message.split(":")[0]: f for f in wiki.lint().findings}
+    assert {f.rule for f in found.values()} == {"broken-link"}
+    assert not found["[[Gemma 4]]"].fixable
+    assert "Did you mean [[entities/gemma-3|Gemma 3]]?" in found["[[Gemma 4]]"].hint
+    assert found["[[Quantum foam]]"].hint.startswith("Create the page")
+
+
+def test_broken_link_in_property_and_missing_attachment(wiki: FixtureWiki) -> None:
+    text = wiki.read(PREFIX).replace("- '[[sources/kv-cache]]'", "- '[[sources/kv-cach]]'")
+    text = text.replace("## Sources", "![[diagram.png]]\n\n## Sources")
+    wiki.commit({PREFIX: text})
+    messages = sorted(f.message for f in wiki.lint().findings if f.rule == "broken-link")
+    assert messages == [
+        "![[diagram.png]]: no file diagram.png in the wiki",
+        "[[sources/kv-cach]] in property 'sources': no page 'sources/kv-cach'",
+    ]
+    (wiki.root / "wiki" / "diagram.png").write_bytes(b"\x89PNG")
+    assert not only(wiki.lint().findings, "broken-link")[1:]
+    wiki.edit(PREFIX, "## Sources", "[[Llama 3.1]]\n\n## Sources")  # a note, not a file
+    assert "[[Llama 3.1]]: no page 'Llama 3.1'" in [f.message for f in wiki.lint().findings]
+
+
+def test_ambiguous_link(wiki: FixtureWiki) -> None:
+    analysis = topic_page("analysis", "Gemma 3 questions", [], [], ["kv-cache"])
+    wiki.commit({"wiki/analyses/gemma-3.md": analysis})
+    wiki.edit(KV, "- [[entities/gemma-3]]", "- [[entities/gemma-3]]\n- [[gemma-3]]")
+    # entities/gemma-3 and analyses/gemma-3 share a file name; a bare [[gemma-3]] is ambiguous
+    assert {f.rule for f in wiki.lint().findings} == {"ambiguous-link"}
+
+
+def test_broken_anchor_heading_and_block(wiki: FixtureWiki) -> None:
+    wiki.edit(
+        KV, "- [[entities/gemma-3]]",
+        "- [[entities/gemma-3]]\n- [[entities/gemma-3#Factz]]\n- [[entities/gemma-3#^f-20b]]",
+    )  # fmt: skip
+    found = wiki.lint().findings
+    assert [f.rule for f in found] == ["broken-anchor", "broken-anchor"]
+    assert "Did you mean the heading 'facts'?" in found[0].hint
+    assert "Did you mean ^f-20a?" in found[1].hint
+
+
+def test_missing_citation_block(wiki: FixtureWiki) -> None:
+    wiki.edit(GEMMA, "[[sources/kv-cache#^p3]]", "[[sources/kv-cache#^p9]]")
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level) == ("missing-citation-block", "error")
+    assert "has paragraphs ^p1…^p3" in f.hint
+
+
+def test_uncited_fact(wiki: FixtureWiki) -> None:
+    wiki.edit(
+        GEMMA,
+        "## Related",
+        "- Gemma 3 is small. ^f-9z\n- Cites a page, not a paragraph. [[sources/kv-cache]]\n\n## Related",
+    )
+    found = wiki.lint().findings
+    assert [f.rule for f in found] == ["uncited-fact", "uncited-fact"]
+    assert '"Gemma 3 is small."' in found[0].message
+    assert "[[sources/kv-cache#^pN]]" in found[1].hint
+
+
+def test_invalid_and_duplicate_block_ids(wiki: FixtureWiki) -> None:
+    wiki.edit(
+        GEMMA,
+        "## Related",
+        "- Also true. [[sources/kv-cache#^p3]] ^f_bad\n- Same id. [[sources/kv-cache#^p3]] ^f-20a\n\n## Related",
+    )
+    found = only(wiki.lint().findings, "invalid-block-id")
+    assert {f.rule for f in wiki.lint().findings} == {"invalid-block-id"}
+    messages = sorted(f.message for f in found)
+    assert messages[0].startswith("'^f_bad' is not a valid block id")
+    assert messages[1] == "block id ^f-20a is defined 2 times on this page"
+
+
+def test_orphan_pages(wiki: FixtureWiki) -> None:
+    lonely = topic_page(
+        "concept",
+        "Lonely idea",
+        [fact_line("It is alone.", "kv-cache", 1, "f-l1")],
+        [],
+        ["kv-cache"],
+    )
+    wiki.commit({"wiki/concepts/lonely-idea.md": lonely})
+    found = only(wiki.lint().findings, "orphan-page")
+    assert [(f.page, f.level) for f in found] == [("wiki/concepts/lonely-idea.md", "warning")]
+    # a source page nobody cites is only info; analyses are exempt (the fixture has one)
+    pages = {p: None for p in (KV, PREFIX, GEMMA, "wiki/concepts/sliding-window-attention.md")}
+    wiki.commit(
+        {p: wiki.read(p).replace("sources/sliding-window", "sources/kv-cache") for p in pages}
+    )
+    found = only(wiki.lint().findings, "orphan-page")
+    assert ("wiki/sources/sliding-window.md", "info") in [(f.page, f.level) for f in found]
+
+
+def test_index_drift(wiki: FixtureWiki) -> None:
+    index = wiki.root / "wiki" / "index.md"
+    index.write_text(index.read_text().replace("- [[entities/gemma-3|Gemma 3]]", "- hand-made"))
+    wiki.git_commit("edit index")
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.page, f.fixable) == ("index-drift", "wiki/index.md", True)
+    assert "1 lines missing, 1 extra" in f.message
+
+
+def test_duplicate_and_near_duplicate_titles(wiki: FixtureWiki) -> None:
+    twin = topic_page(
+        "concept",
+        "KV Caches",
+        [fact_line("Twin.", "kv-cache", 1, "f-t1")],
+        ["concepts/kv-cache"],
+        ["kv-cache"],
+    )
+    typo = topic_page(
+        "concept",
+        "Prefix cachng",
+        [fact_line("Typo.", "kv-cache", 2, "f-t2")],
+        ["concepts/kv-cache"],
+        ["kv-cache"],
+    )
+    v2 = topic_page(
+        "entity",
+        "Gemma 2",
+        [fact_line("Older.", "kv-cache", 3, "f-t3")],
+        ["concepts/kv-cache"],
+        ["kv-cache"],
+    )
+    wiki.commit(
+        {
+            "wiki/concepts/kv-caches.md": twin,
+            "wiki/concepts/prefix-cachng.md": typo,
+            "wiki/entities/gemma-2.md": v2,
+        }
+    )
+    wiki.edit(
+        KV,
+        "- [[entities/gemma-3]]",
+        "- [[entities/gemma-3]]\n- [[concepts/kv-caches]]\n- [[concepts/prefix-cachng]]\n- [[entities/gemma-2]]",
+    )
+    found = wiki.lint().findings
+    assert {f.rule for f in found} == {"duplicate-title"}
+    messages = sorted(f.message for f in found)
+    assert len(messages) == 2  # Gemma 2 vs Gemma 3 differ by a digit: not a duplicate
+    assert "'KV cache' (wiki/concepts/kv-cache.md) and 'KV Caches'" in messages[0]
+    assert "same name" in messages[0] and "nearly the same name" in messages[1]
+
+
+def test_page_type(wiki: FixtureWiki) -> None:
+    text = wiki.read(KV).replace("type: concept\n", "")
+    wiki.commit({KV: text, PREFIX: wiki.read(PREFIX).replace("type: concept", "type: idea")})
+    found = wiki.lint().findings
+    assert [(f.rule, f.message) for f in found] == [
+        ("page-type", "no 'type' property"), ("page-type", "unknown type 'idea'")]  # fmt: skip
+
+
+def test_property_types_across_the_vault(wiki: FixtureWiki) -> None:
+    def with_prop(rel: str, line: str) -> str:
+        return wiki.read(rel).replace("created:", f"{line}\ncreated:", 1)
+
+    wiki.commit({
+        KV: with_prop(KV, "rating: 3"), PREFIX: with_prop(PREFIX, "rating: 4"),
+        GEMMA: with_prop(GEMMA, "rating: high\ncontradictions: many"),
+    })  # fmt: skip
+    found = wiki.lint().findings
+    assert {f.rule for f in found} == {"property-type"}
+    assert sorted(f.message for f in found) == [
+        "'contradictions' is a text here but a number in wikic's schema",
+        "'rating' is a text here but a number elsewhere in the wiki",
+    ]
+
+
+def test_deprecated_property(wiki: FixtureWiki) -> None:
+    wiki.commit({KV: wiki.read(KV).replace("tags:", "tag: cache\ntags:", 1)})
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.fixable, f.level) == ("deprecated-property", True, "warning")
+
+
+def test_unquoted_link_and_nested_properties(wiki: FixtureWiki) -> None:
+    text = wiki.read(KV).replace(
+        "created:", "see: [[concepts/prefix-caching]]\nmeta:\n  a: 1\ncreated:", 1
+    )
+    wiki.commit({KV: text})
+    found = {f.rule: f for f in wiki.lint().findings}
+    assert set(found) == {"unquoted-link-property", "nested-property"}
+    assert (
+        found["unquoted-link-property"].fixable and found["unquoted-link-property"].level == "error"
+    )
+    assert not found["nested-property"].fixable
+
+
+def test_invalid_tags(wiki: FixtureWiki) -> None:
+    wiki.commit(
+        {KV: wiki.read(KV).replace("- concept\n", "- concept\n- '2024'\n- machine learning\n", 1)}
+    )
+    found = wiki.lint().findings
+    assert [f.rule for f in found] == ["invalid-tag", "invalid-tag"]
+    assert "e.g. 'n2024'" in found[0].hint and "e.g. 'machine-learning'" in found[1].hint
+
+
+def test_raw_modified_names_changed_paragraphs_and_stale_pages(wiki: FixtureWiki) -> None:
+    raw = wiki.root / "raw" / "kv-cache.md"
+    raw.write_text(raw_text("kv-cache").replace("5 local", "6 local"))
+    found = wiki.lint().findings
+    assert [(f.rule, f.page) for f in found] == [
+        ("raw-modified", "raw/kv-cache.md"), ("stale-page", GEMMA)]  # fmt: skip
+    assert "paragraphs p3 changed" in found[0].message and "immutable" in found[0].message
+    assert "^p3 changed in raw/kv-cache.md" in found[1].message
+
+
+def test_new_version_that_only_adds_paragraphs_leaves_citations_valid(wiki: FixtureWiki) -> None:
+    raw = wiki.root / "raw" / "kv-cache.md"
+    raw.write_text(raw_text("kv-cache") + "\nA fourth paragraph.\n")
+    (f,) = wiki.lint().findings
+    assert f.rule == "raw-modified" and "1 added" in f.message
+
+
+def test_raw_missing_makes_citing_pages_stale(wiki: FixtureWiki) -> None:
+    (wiki.root / "raw" / "sliding-window.md").unlink()
+    found = wiki.lint().findings
+    assert sorted((f.rule, f.page) for f in found) == [
+        ("raw-missing", "wiki/sources/sliding-window.md"),
+        ("stale-page", PREFIX),
+        ("stale-page", "wiki/concepts/sliding-window-attention.md"),
+    ]
+    assert "raw/sliding-window.md is gone" in found[-1].message
+
+
+def test_raw_property_outside_raw_is_never_read(wiki: FixtureWiki) -> None:
+    rel = "wiki/sources/kv-cache.md"
+    wiki.commit({rel: wiki.read(rel).replace("raw: raw/kv-cache.md", "raw: raw/../wikic.yaml")})
+    found = only(wiki.lint().findings, "raw-missing")
+    assert [(f.page, f.message) for f in found] == [
+        (rel, "its raw file raw/../wikic.yaml is gone (or outside raw/)")
+    ]
+
+
+def test_uningested_source(wiki: FixtureWiki) -> None:
+    (wiki.root / "raw" / "new.md").write_text("# New\n\nSomething new.\n")
+    (wiki.root / "raw" / "photo.png").write_bytes(b"\x89PNG")  # not a text source: not listed
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level, f.page, f.hint) == (
+        "uningested-source",
+        "info",
+        "raw/new.md",
+        "wikic ingest raw/new.md",
+    )
+
+
+def test_outdated_pages_only_when_configured(wiki: FixtureWiki) -> None:
+    assert "outdated-page" not in wiki.rules()
+    wiki.set_config("lint:\n  stale_after_days: 30\n")
+    report = run_lint(wiki.paths, today=DAY + dt.timedelta(days=45))
+    found = only(report.findings, "outdated-page")
+    assert len(found) == 7 and "not updated since 2026-03-01 (45 days)" in found[0].message
+
+
+def test_open_contradiction_is_info(wiki: FixtureWiki) -> None:
+    wiki.edit(
+        GEMMA,
+        "## Sources",
+        "## Contradictions\n\n- **open** — [[#^f-20a]] vs [[#^f-20a]]: says two things\n- **resolved** — settled\n\n## Sources",
+    )
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level) == ("open-contradiction", "info") and "says two things" in f.message
+    assert wiki.lint().exit_code(strict=True) == 0
+
+
+def test_uncommitted_changes(wiki: FixtureWiki) -> None:
+    (wiki.root / KV).write_text(wiki.read(KV) + "\nA hand edit.\n")
+    (wiki.root / "wiki" / "notes.txt").write_text("scratch")
+    found = wiki.lint().findings
+    assert [(f.rule, f.page, f.message) for f in found] == [
+        ("uncommitted-changes", KV, "modified, not committed"),
+        ("uncommitted-changes", "wiki/notes.txt", "untracked, not committed"),
+    ]
+
+
+def _interrupt(wiki: FixtureWiki) -> None:
+    change = Change(KV, b"half-written")
+    Journal.prepare(
+        wiki.paths.journal,
+        wiki.root,
+        "20260301T000000-abcdef",
+        {"op": "ingest", "title": "x"},
+        [change],
+    )
+
+
+def test_interrupted_operation(wiki: FixtureWiki) -> None:
+    _interrupt(wiki)
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level, f.fixable) == ("interrupted-operation", "error", True)
+    assert "'ingest'" in f.message and f.page.startswith(".wikic/journal/")
+
+
+def test_journal_of_a_running_writer_is_not_reported(wiki: FixtureWiki) -> None:
+    _interrupt(wiki)
+    with writer_lock(wiki.paths.lock_file, op="ingest", wait=0):
+        assert wiki.lint().findings == ()
+
+
+def test_every_structural_rule_has_a_test() -> None:
+    tested = (
+        Path(__file__).read_text() + Path(__file__).with_name("test_lint_semantic.py").read_text()
+    )
+    missing = [r for r in RULES if f'"{r}"' not in tested]
+    assert missing == []
+
+
+# -- selecting rules -------------------------------------------------------------------------
+
+
+def test_ignore_in_config_and_rule_options(wiki: FixtureWiki) -> None:
+    lonely = topic_page("concept", "Lonely idea", [], [], ["kv-cache"])
+    wiki.commit(
+        {
+            "wiki/concepts/lonely-idea.md": lonely,
+            GEMMA: wiki.read(GEMMA).replace("[[sources/kv-cache#^p3]] ", ""),
+        }
+    )
+    assert wiki.rules() == {"orphan-page", "uncited-fact"}
+    assert wiki.rules(ignore=("orphan-page",)) == {"uncited-fact"}
+    assert wiki.rules(rules=("orphan-page",)) == {"orphan-page"}
+    wiki.set_config("lint:\n  ignore: [orphan-page]\n")
+    assert wiki.rules() == {"uncited-fact"}
+    assert wiki.rules(rules=("orphan-page",)) == {"orphan-page"}  # an explicit --rule wins
+
+
+def test_unknown_rule_ids_are_clear_errors(wiki: FixtureWiki) -> None:
+    with pytest.raises(UsageError, match="unknown lint rule no-such-rule") as exc:
+        wiki.lint(rules=("no-such-rule",))
+    assert "broken-link" in (exc.value.hint or "")
+    with pytest.raises(UsageError, match="is a semantic check"):
+        wiki.lint(rules=("suggested-link",))
+    wiki.set_config("lint:\n  ignore: [orphans]\n")
+    with pytest.raises(
+        ConfigError, match=r"wikic\.yaml lint\.ignore: unknown lint rule orphans"
+    ) as cfg:
+        wiki.lint()
+    assert "orphan-page" in (cfg.value.hint or "")
+
+
+def test_lint_is_read_only(wiki: FixtureWiki) -> None:
+    from tests.wikitools import git, snapshot
+
+    _interrupt(wiki)
+    (wiki.root / "raw" / "kv-cache.md").write_text("changed")
+    before = snapshot(wiki.root)
+    head = git(wiki.root, "rev-parse", "HEAD")
+    run_lint(wiki.paths, LintOptions())
+    assert snapshot(wiki.root) == before and git(wiki.root, "rev-parse", "HEAD") == head
+    assert any(wiki.paths.journal.iterdir())
+
+
+def test_source_page_fixture_matches_ingest_layout() -> None:
+    text = source_page("kv-cache", topics=["concepts/kv-cache"])
+    assert "## Text\n\nA transformer decoder" in text and text.rstrip().endswith("^p3")
+
+
+def test_wiki_compiled_by_ingest_lints_clean(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.ingest_fakes import two_source_script
+    from tests.wikitools import make_wiki
+    from wikic.ingest.pipeline import IngestRequest, ingest
+
+    paths = make_wiki(tmp_path / "w")
+    for name in ("kv-cache.md", "sliding-window.md"):
+        shutil.copy(Path(__file__).parent / "data" / "ingest" / name, paths.raw / name)
+    backend = two_source_script().backend()
+    ingest(
+        paths, IngestRequest(all_new=True), extract_backend=lambda: backend,
+        write_backend=lambda: backend, today=DAY,
+    )  # fmt: skip
+    report = run_lint(paths, today=DAY)
+    # the script makes the two sources disagree on Gemma 3: recorded, so only info remains
+    assert [(f.rule, f.page) for f in report.findings] == [
+        ("open-contradiction", "wiki/entities/gemma-3.md")
+    ]
+    assert report.exit_code(strict=True) == 0
