@@ -42,6 +42,8 @@ class IngestScript:
             topics = []
             for t in self.topics.get(title, []):
                 ids = [sid for sub in t.facts for sid, text in sentences.items() if sub in text]
+                if not ids:
+                    continue  # the grammar requires at least one fact per topic
                 topics.append(
                     {"name": t.name, "type": t.type, "aliases": list(t.aliases), "facts": ids[:4]}
                 )

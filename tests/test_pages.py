@@ -100,3 +100,10 @@ def test_yaml_dump_has_no_nested_values_for_lists() -> None:
     page = Page("a.md", {"aliases": ["x"], "tags": ["t"]}, "b")
     props = yaml.safe_load(render_page(page).split("---")[1])
     assert props == {"aliases": ["x"], "tags": ["t"]}
+
+
+def test_properties_named_like_frontmatter_internals_parse() -> None:
+    page = parse_page("x.md", "---\ncontent: a\nhandler: b\n---\nbody\n")
+    assert page.props == {"content": "a", "handler": "b"} and page.body == "body\n"
+    with pytest.raises(PageError, match="text keys"):
+        parse_page("x.md", "---\n1: a\n---\nbody\n")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 # Characters Obsidian does not allow in link targets; aliases may not hold `]]`, `|` or newlines.
 FORBIDDEN_IN_TARGET = set("[]|#^\n\r")
 FORBIDDEN_IN_ALIAS = set("[]|\n\r")
-_LINK_RE = re.compile(r"(!?)\[\[([^\[\]\n\r]+?)\]\]")
+_LINK_RE = re.compile(r"\[\[([^\[\]\n\r]+?)\]\]")  # literal-first: the engine can skip ahead
 _FENCE_RE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})", re.MULTILINE)
 _CODE_SPAN_RE = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.DOTALL)
 BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
@@ -87,6 +87,8 @@ def parse_inner(inner: str, *, embed: bool = False) -> WikiLink:
 
 def mask_code(text: str) -> str:
     """`text` with fenced code blocks and inline code spans blanked out (offsets kept)."""
+    if "`" not in text and "~~~" not in text:
+        return text
     chars = list(text)
 
     def blank(start: int, end: int) -> None:
@@ -117,9 +119,11 @@ def mask_code(text: str) -> str:
 
 def iter_links(text: str) -> Iterator[tuple[int, int, WikiLink]]:
     """(start, end, link) for every wikilink or embed outside code."""
-    masked = mask_code(text)
+    masked = mask_code(text) if "[[" in text else text
     for m in _LINK_RE.finditer(masked):
-        yield m.start(), m.end(), parse_inner(text[m.start(2) : m.end(2)], embed=bool(m.group(1)))
+        embed = m.start() > 0 and text[m.start() - 1] == "!"
+        start = m.start() - 1 if embed else m.start()
+        yield start, m.end(), parse_inner(text[m.start(1) : m.end(1)], embed=embed)
 
 
 def parse_links(text: str) -> list[WikiLink]:

@@ -93,15 +93,12 @@ def _as_list(value: Any) -> list[Any]:
 def parse_page(path: str, text: str) -> Page:
     """Parse page text; a malformed property block is a PageError naming the file."""
     try:
-        post = frontmatter.loads(text)
-    except (yaml.YAMLError, ValueError) as exc:
+        metadata, body = frontmatter.parse(text)
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
         raise PageError(f"{path}: invalid YAML properties: {exc}") from None
-    if not isinstance(post.metadata, dict):
-        raise PageError(f"{path}: properties must be a mapping")
-    body = post.content
-    return Page(
-        path, dict(post.metadata), body + "\n" if body and not body.endswith("\n") else body
-    )
+    if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
+        raise PageError(f"{path}: properties must be a mapping with text keys")
+    return Page(path, dict(metadata), body + "\n" if body and not body.endswith("\n") else body)
 
 
 class _Dumper(yaml.SafeDumper):

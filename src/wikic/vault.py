@@ -53,6 +53,7 @@ class Vault:
     pages: dict[str, Page] = field(default_factory=dict)  # by path
     broken: dict[str, str] = field(default_factory=dict)  # path → error message
     _by_key: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _anchors: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, wiki_dir: Path) -> Vault:
@@ -73,6 +74,7 @@ class Vault:
             self._by_key.setdefault(key, []).append(page.path)
 
     def remove(self, path: str) -> None:
+        self._anchors.pop(path, None)
         page = self.pages.pop(path, None)
         if page is None:
             return
@@ -123,12 +125,20 @@ class Vault:
         target = on if not lnk.target and on is not None else self.resolve(lnk.target)
         if target is None:
             return False
+        blocks, heads = self.anchors(target)
         if lnk.block is not None:
-            return lnk.block in block_ids(target.body)
+            return lnk.block in blocks
         if lnk.heading is not None:
-            wanted = lnk.heading.strip().casefold()
-            return any(h.strip().casefold() == wanted for h in headings(target.body))
+            return lnk.heading.strip().casefold() in heads
         return True
+
+    def anchors(self, page: Page) -> tuple[set[str], set[str]]:
+        """(block ids, case-folded headings) of a page, computed once."""
+        found = self._anchors.get(page.path)
+        if found is None:
+            found = (block_ids(page.body), {h.strip().casefold() for h in headings(page.body)})
+            self._anchors[page.path] = found
+        return found
 
     def backlinks(self) -> dict[str, set[str]]:
         """page path → paths of the pages that link to it (self-links excluded)."""

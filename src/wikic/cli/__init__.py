@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from wikic.cli import wiki_cmds  # noqa: F401  (registers init/status/log/undo)
+from wikic.cli import (
+    ask_cmds,  # noqa: F401  (registers ask)
+    cache_cmds,  # noqa: F401  (registers cache stats/clear)
+    ingest_cmds,  # noqa: F401  (registers ingest)
+    lint_cmds,  # noqa: F401  (registers lint)
+    model_cmds,  # noqa: F401  (registers model list/install/info/remove)
+    query_cmds,  # noqa: F401  (registers query)
+    search_cmds,  # noqa: F401  (registers search/reindex)
+    wiki_cmds,  # noqa: F401  (registers init/status/log/undo)
+)
 from wikic.cli.app import app
 
 

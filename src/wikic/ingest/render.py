@@ -154,7 +154,7 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     body.set(FACTS, "\n".join(f.render() for f in facts))
     _merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
     _merge_links(body, SOURCES, [source_link(edit.source_page, edit.source_title)])
-    open_count = _add_contradictions(body, edit.contradictions)
+    open_count = add_contradictions(body, edit.contradictions)
     props = dict(existing.props) if existing else {}
     title = str(props.get("title") or edit.title)
     summary = edit.summary if edit.summary else str(props.get("summary") or "")
@@ -213,7 +213,9 @@ def _merge_links(
         body.set(section, "\n".join(lines))
 
 
-def _add_contradictions(body: Body, pairs: Sequence[tuple[str, str, str]]) -> int:
+def add_contradictions(body: Body, pairs: Sequence[tuple[str, str, str]]) -> int:
+    """Add `**open**` entries for (fact id, fact id, reason) pairs not recorded yet; return the
+    number of open entries. Shared with `wikic lint --semantic --fix`."""
     current = bullets(body.get(CONTRADICTIONS))
     lines = [f"- {b.text}" + (f" ^{b.block}" if b.block else "") for b in current]
     have = {b.block for b in current if b.block}

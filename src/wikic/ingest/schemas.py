@@ -44,13 +44,23 @@ def extraction_model(
         name=(str, Field(min_length=2, max_length=TOPIC_NAME_CHARS)),
         type=(TopicType, ...),
         aliases=(list[AliasText], Field(max_length=ALIASES_MAX)),
-        facts=(list[fact_id], Field(max_length=FACTS_PER_TOPIC if sentence_ids else 0)),
+        facts=(
+            list[fact_id],
+            Field(
+                min_length=1 if sentence_ids else 0,
+                max_length=FACTS_PER_TOPIC if sentence_ids else 0,
+            ),
+        ),
     )
     fields: dict[str, Any] = {}
     if need_title:
         fields["title"] = (str, Field(min_length=3, max_length=100))
     fields["summary"] = (str, Field(min_length=10, max_length=summary_chars))
-    fields["topics"] = (list[topic], Field(max_length=max_topics))
+    # at least one topic when there is something to cite: small models otherwise close the list
+    fields["topics"] = (
+        list[topic],
+        Field(min_length=1 if sentence_ids and max_topics else 0, max_length=max_topics),
+    )
     return create_model("Extraction", __config__=STRICT, **fields)
 
 

@@ -1,0 +1,134 @@
+"""`wikic ingest`: compile sources from raw/ into the wiki."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from wikic.cli import backends
+from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json
+from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
+from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
+
+
+@app.command("ingest")
+def ingest_cmd(
+    sources: list[Path] = typer.Argument(
+        None, help="Source files or folders under raw/ (default: none; see --all)."
+    ),
+    all_new: bool = typer.Option(False, "--all", help="Ingest every new or changed source."),
+    force: bool = typer.Option(False, "--force", help="Re-ingest sources that did not change."),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Extract and print the plan (pages to create/update); write nothing.",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model for every role of this run."
+    ),
+    no_wait: bool = NO_WAIT_OPTION,
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Compile sources into source pages and entity/concept pages, with cited facts,
+    contradictions, index.md, log.md and one git commit per source. Unchanged sources are
+    skipped; a source that cannot be read is reported and the batch goes on."""
+    paths = current_paths()
+    request = IngestRequest(tuple(sources or ()), all_new, force, dry_run)
+    extract = functools.cache(lambda: backends.for_role(paths, "extract", model))
+    write = functools.cache(lambda: backends.for_role(paths, "write", model))
+    show_progress = sys.stderr.isatty()
+    with _progress(show_progress) as on_event:
+        report = ingest(
+            paths,
+            request,
+            extract_backend=extract,
+            write_backend=write,
+            progress=on_event,
+            wait=0 if no_wait else None,
+            on_wait=waiting_message,
+        )
+    if json_out:
+        stats = report.total_stats()
+        print_json(
+            {
+                "dry_run": report.dry_run,
+                "sources": [o.to_dict() for o in report.outcomes],
+                "stats": stats.to_dict(),
+            }
+        )
+    else:
+        _render(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+class _progress:
+    """A rich progress display on a TTY, one plain line per stage otherwise (on stderr)."""
+
+    def __init__(self, live: bool) -> None:
+        self.live = live
+        self.bar: Progress | None = None
+        self.task: object = None
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        if self.live:
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeElapsedColumn(),
+                console=err_console(),
+                transient=True,
+            )
+            self.bar.__enter__()
+            self.task = self.bar.add_task("ingest", total=None)
+        return self.on_event
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def on_event(self, event: ProgressEvent) -> None:
+        text = f"[{event.index}/{event.total}] {event.source}: {event.stage}"
+        if event.detail:
+            text += f" ({event.detail})"
+        if self.bar is not None:
+            done = event.index - (0 if event.stage in ("done", "failed") else 1)
+            self.bar.update(self.task, description=text, total=event.total, completed=done)  # type: ignore[arg-type]
+        elif event.stage in ("done", "failed", "extract", "write"):
+            err_console().print(text, markup=False)
+
+
+def _render(report: IngestReport) -> None:
+    console = out_console()
+    for o in report.outcomes:
+        if o.status == "unchanged":
+            console.print(f"unchanged  {o.raw}", markup=False)
+            continue
+        if o.status == "failed":
+            err_console().print(f"[red]failed[/]     {o.raw}: {o.error}")
+            continue
+        verb = "planned" if o.status == "planned" else "ingested"
+        console.print(f"{verb:<10} {o.raw} → {o.source_page}", markup=False)
+        for path in o.created:
+            console.print(f"  create   {path}", markup=False)
+        for path in o.updated:
+            console.print(f"  update   {path}", markup=False)
+        for c in o.contradictions:
+            console.print(f"  conflict {c['page']}: {c['why']}", markup=False)
+        if o.retracted:
+            console.print(f"  retracted {o.retracted} fact(s)", markup=False)
+        for path in o.unsupported:
+            console.print(f"  unsupported {path}", markup=False)
+    stats = report.total_stats()
+    if stats.calls:
+        console.print(
+            f"{stats.calls} model calls: {stats.prompt_tokens} prompt tokens "
+            f"({stats.cached_tokens} cached), {stats.generated_tokens} generated",
+            markup=False,
+        )
