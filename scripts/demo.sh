@@ -7,7 +7,7 @@ scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
 wikic model install qwen2.5-coder-0.5b
-wikic ingest --all --force
+wikic ingest --rebuild
 wikic status
 echo; echo "──── wiki/sources/prefix-caching.md (first 40 lines) ────"
 sed -n '1,40p' wiki/sources/prefix-caching.md

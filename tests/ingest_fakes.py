@@ -29,6 +29,7 @@ class IngestScript:
     summaries: dict[str, str] = field(default_factory=dict)  # by source title
     # (substring of the new fact, substring of the old fact, reason)
     contradictions: list[tuple[str, str, str]] = field(default_factory=list)
+    page_summaries: dict[str, str] = field(default_factory=dict)  # by page title
 
     def backend(self) -> FakeBackend:
         return FakeBackend(self.respond)
@@ -56,7 +57,11 @@ class IngestScript:
             return reply
         if name == "SummaryOnly":
             subject = re.search(r"new wiki page about '(.*?)'", prompt).group(1)
-            return {"summary": f"{subject} as described by the sources."}
+            return {
+                "summary": self.page_summaries.get(
+                    subject, f"{subject} as described by the sources."
+                )
+            }
         if name == "PageUpdate":
             task = prompt[prompt.rfind("TASK: update") :]
             facts = dict((fid, text) for fid, text in _FACT_LINE_RE.findall(task))
@@ -105,4 +110,10 @@ def two_source_script() -> IngestScript:
         contradictions=[
             ("interleaves 3 local", "interleaves 5 local", "3 vs 5 local layers per global layer")
         ],
+        # grounded in the page's facts, so it is kept; the other pages get an ungrounded one,
+        # which ingest replaces with their first fact
+        page_summaries={
+            "KV cache": "The KV cache stores the keys and values of past tokens and grows "
+            "with the context length."
+        },
     )

@@ -53,7 +53,9 @@ def test_prompt_order_is_schema_catalog_pages_question(wiki) -> None:
     headers = [s.text.split("\n", 1)[0] for s in page_segments]
     assert headers == sorted(headers)  # stable order, whatever the ranking
     assert all(h.startswith("=== [[") for h in headers)
-    assert segments[-1].text == task_text("How does the prefix cache take snapshots?")
+    assert segments[-1].text.startswith(task_text("How does the prefix cache take snapshots?")[:60])
+    example = segments[-1].text.rsplit("e.g. ", 1)[1].rstrip(".")
+    assert example.startswith("[[sources/") and example in "".join(s.text for s in segments[:-1])
 
 
 def test_repeated_and_related_questions_reuse_the_prefix(wiki) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wikic.errors import OperationError
+from wikic.fsutil import atomic_write, fsync_dir, write_durable
 
 MANIFEST = "manifest.json"
 STATES = ("prepared", "applying", "committed")
@@ -32,36 +33,6 @@ class Change:
 
     path: str
     content: bytes | None
-
-
-def fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def write_durable(path: Path, data: bytes) -> None:
-    """Write `data` to a new file at `path` and fsync it."""
-    with open(path, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically (temp file in the same directory + rename)."""
-    tmp = path.with_name(f".{path.name}.wikic-tmp-{os.getpid()}")
-    try:
-        write_durable(tmp, data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    fsync_dir(path.parent)
 
 
 class Journal:

@@ -30,15 +30,20 @@ NOT_IN_WIKI = "The wiki does not contain the answer."
 # decline questions the pages answer, and a question before the instructions got echoed. AGENTS.md
 # (the system segment) already says to say so when the wiki lacks the answer, and code flags an
 # answer that cites nothing.
+# The example citation is one that exists in the pages shown: with a made-up example the 0.5B
+# model copied it verbatim (measured: `[[sources/paper#^p3]]` in the demo answer).
 TASK = (
     "Using only the wiki pages above, answer this question in one to three sentences: "
     "{question}\nEnd each sentence with the citation of the fact it uses, copied from the "
-    "pages, e.g. [[sources/paper#^p3]]."
+    "pages, e.g. {example}."
 )
+_CITATION_RE = re.compile(r"\[\[sources/[^\[\]|#]+#\^[A-Za-z0-9-]+\]\]")
 
 
-def task_text(question: str) -> str:
-    return TASK.format(question=question.strip())
+def task_text(question: str, pages_text: str = "") -> str:
+    found = _CITATION_RE.search(pages_text)
+    example = found.group(0) if found else "[[concepts/page-name]]"
+    return TASK.format(question=question.strip(), example=example)
 
 
 @dataclass(frozen=True)
@@ -240,5 +245,5 @@ def build_context(
     if catalog:
         segments.append(user(catalog))
     segments += [user(p.text) for p in pages]
-    segments.append(user(task_text(question)))
+    segments.append(user(task_text(question, "".join(p.text for p in pages))))
     return Context(tuple(segments), tuple(pages), catalog_tokens, catalog_cut)

@@ -22,6 +22,12 @@ def ingest_cmd(
     ),
     all_new: bool = typer.Option(False, "--all", help="Ingest every new or changed source."),
     force: bool = typer.Option(False, "--force", help="Re-ingest sources that did not change."),
+    rebuild: bool = typer.Option(
+        False,
+        "--rebuild",
+        help="Recompile every source from scratch: remove the compiled pages (sources, entities, "
+        "concepts; analyses stay) in one commit, then ingest all of raw/.",
+    ),
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -37,7 +43,7 @@ def ingest_cmd(
     contradictions, index.md, log.md and one git commit per source. Unchanged sources are
     skipped; a source that cannot be read is reported and the batch goes on."""
     paths = current_paths()
-    request = IngestRequest(tuple(sources or ()), all_new, force, dry_run)
+    request = IngestRequest(tuple(sources or ()), all_new, force, dry_run, rebuild)
     extract = functools.cache(lambda: backends.for_role(paths, "extract", model))
     write = functools.cache(lambda: backends.for_role(paths, "write", model))
     show_progress = sys.stderr.isatty()
@@ -98,9 +104,9 @@ class _progress:
         if event.detail:
             text += f" ({event.detail})"
         if self.bar is not None:
-            done = event.index - (0 if event.stage in ("done", "failed") else 1)
+            done = max(0, event.index - (0 if event.stage in ("done", "failed") else 1))
             self.bar.update(self.task, description=text, total=event.total, completed=done)  # type: ignore[arg-type]
-        elif event.stage in ("done", "failed", "extract", "write"):
+        elif event.stage in ("done", "failed", "extract", "write", "clear"):
             err_console().print(text, markup=False)
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wikic.config import IngestConfig
-from wikic.ingest import prompts
+from wikic.ingest import grounding, prompts
+from wikic.ingest.names import topic_key
 from wikic.ingest.schemas import combine_model, extraction_model
 from wikic.ingest.text import Section, Sentence, make_sections, numbered_text, sentences_of
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
@@ -46,12 +47,6 @@ class Extraction:
 def heading_title(text: str) -> str | None:
     m = _H1_RE.search(text)
     return m.group(1).strip() if m else None
-
-
-def topic_key(name: str) -> str:
-    """Case-, space- and punctuation-insensitive identity of a topic name."""
-    words = re.findall(r"\w+", name.casefold())
-    return " ".join(words)
 
 
 def extract_source(
@@ -104,6 +99,8 @@ def extract_source(
             facts = tuple(dict.fromkeys(f for f in t.facts if f in allowed))
             aliases = tuple(dict.fromkeys(" ".join(a.split()) for a in t.aliases if a.strip()))
             topics.append(Topic(" ".join(t.name.split()), t.type, aliases, facts))
+    topics, dropped = ground_topics(topics, source.text, {s.id: s for s in sentences})
+    notes += dropped
     summary = summaries[0] if summaries else ""
     if len(summaries) > 1:
         combined = backend.generate(
@@ -113,6 +110,9 @@ def extract_source(
         )
         stats = stats + combined.stats
         summary = " ".join(str(getattr(combined.value, "summary", "")).split()) or summary
+    if not grounding.grounded(summary, source.text):
+        notes.append("the model's summary is not grounded in the source: using its opening instead")
+        summary = " ".join(s.text for s in sentences[:2]) or summary
     return Extraction(
         source=source,
         title=title or source.stem,
@@ -156,6 +156,31 @@ def _extract_section(
     budget = 64 + config.summary_max_chars // 2 + TOKENS_PER_TOPIC * config.max_entities_per_section
     gen = backend.generate(segments, schema=model, max_tokens=budget)
     return gen.value, gen.stats
+
+
+def ground_topics(
+    topics: Sequence[Topic], text: str, sentences: dict[str, Sentence]
+) -> tuple[list[Topic], list[str]]:
+    """Keep topics the source names, with the facts that name them (see `grounding`)."""
+    kept: list[Topic] = []
+    notes: list[str] = []
+    for t in topics:
+        name = grounding.clean_name(t.name)
+        if name is None or not grounding.names_in([name], text):
+            notes.append(f"dropped topic {t.name!r}: not a name the source uses")
+            continue
+        aliases = tuple(
+            a
+            for a in (grounding.clean_name(x) for x in t.aliases)
+            if a and grounding.names_in([a], text)
+        )
+        variants = [name, *aliases]
+        facts = tuple(f for f in t.facts if grounding.mentions(variants, sentences[f].text))
+        if not facts:
+            notes.append(f"dropped topic {name!r}: none of its facts names it")
+            continue
+        kept.append(Topic(name, grounding.guess_type(name, text, t.type), aliases, facts))
+    return kept, notes
 
 
 def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:

@@ -87,6 +87,12 @@ class IngestRequest:
     all_new: bool = False
     force: bool = False
     dry_run: bool = False
+    rebuild: bool = False  # recompile every source from scratch (implies all_new and force)
+
+    def __post_init__(self) -> None:
+        if self.rebuild:
+            object.__setattr__(self, "all_new", True)
+            object.__setattr__(self, "force", True)
 
 
 def collect(
@@ -170,6 +176,10 @@ def _run(
             extracted.append((outcome, ex))
         except WikicError as exc:
             _fail(outcome, exc, emit, i, len(rels))
+    if request.rebuild and writer is not None and extracted:
+        emit(ProgressEvent("", 0, len(rels), "clear", "removing compiled pages"))
+        writer.commit(_clear_plan(paths, vault), today=today)
+        vault = Vault.load(paths.wiki)
     plans = plan_batch(
         [ex for _, ex in extracted],
         vault,
@@ -285,6 +295,18 @@ def _operation_plan(paths: WikiPaths, plan: SourcePlan, written: SourceWrite) ->
         op.log_bullets.append(f"retracted {written.retracted} fact(s) no longer in {ex.source.rel}")
     if written.unsupported:
         op.log_bullets.append(f"left without support: {names(written.unsupported)}")
+    return op
+
+
+def _clear_plan(paths: WikiPaths, vault: Vault) -> Plan:
+    """Delete the pages ingest compiles (sources, entities, concepts); analyses and pages of
+    other types are the user's and stay."""
+    wiki_rel = paths.rel(paths.wiki)
+    op = Plan("rebuild", "recompile every source from raw/")
+    compiled = [p for p in vault if p.type in ("source", "entity", "concept")]
+    for page in compiled:
+        op.delete(f"{wiki_rel}/{page.path}")
+    op.log_bullets.append(f"removed {len(compiled)} compiled page(s) before recompiling")
     return op
 
 

@@ -8,37 +8,16 @@ same thing share one new page. Pages per source are capped, most-cited topics fi
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from wikic.ingest.extract import Extraction, Topic, topic_key
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.names import match_key
 from wikic.pages import TYPE_FOLDERS
 from wikic.slugs import safe_page_path, slugify, unique_slug
 from wikic.vault import Vault
 
 CLOSE_MATCH = 0.92
-
-
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def match_key(name: str) -> str:
-    """The key two names must share to be the same topic: NFKD without accents, lower-case,
-    words only, the last word singular."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    words = topic_key(text).split()
-    if words:
-        words[-1] = _singular(words[-1])
-    return " ".join(words)
 
 
 @dataclass(frozen=True)

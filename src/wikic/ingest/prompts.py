@@ -40,12 +40,11 @@ def extraction_task(
     return user(
         f"\n\nTASK: extract what this source says{where}. Reply with JSON: {title}"
         f'"summary": what the source says, in one to three plain sentences (at most {summary_chars} '
-        f'characters); "topics": the main things it is about, at most {max_topics}: named '
-        "entities (people, organisations, products, models, places) and concepts (ideas, methods, "
-        'phenomena). For each topic: "name" (short, as the source spells it), "type" ("entity" '
-        'or "concept"), "aliases" (other names the source uses for it, often none), "facts" (ids '
-        'like "s3" of the sentences that state the most important facts about it, at most 4). '
-        "Use only names and ids from the source.\n"
+        f'characters); "topics": up to {max_topics} subjects the source is about, each named '
+        "exactly as the source writes it (a model, tool, person, organisation, method or idea), "
+        'with "type" ("entity" for a named thing, "concept" for an idea), "aliases" (other '
+        'names the source uses for it, often none) and "facts" (ids like "s3" of the sentences '
+        "that state facts about it, at most 4).\n"
     )
 
 

@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wikic.ingest import prompts
+from wikic.ingest import grounding, prompts
 from wikic.ingest.conflicts import conflict_reason
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import (
@@ -138,7 +138,11 @@ def _write_page(
             max_tokens=PAGE_SUMMARY_CHARS // 3 + 24,
         )
         out.stats = out.stats + gen.stats
-        return clean_prose(getattr(gen.value, "summary", "")) or None, []
+        summary = clean_prose(getattr(gen.value, "summary", ""))
+        facts_text = " ".join([target.title, *(f.text for f in new_facts)])
+        if not grounding.grounded(summary, facts_text):
+            summary = new_facts[0].text  # the small-model fallback: the first fact, verbatim
+        return summary or None, []
     source_name = plan.source_page.removesuffix(".md").casefold()
     old_facts = [
         f for f in parse_facts(split_body(existing.body))
@@ -177,6 +181,15 @@ def _write_page(
     for (new_id, old_id), why in pairs.items():
         out.contradictions.append((target.path, by_id[new_id].text, by_id[old_id].text, why))
     summary = clean_prose(getattr(gen.value, "summary", ""))
+    reference = " ".join(
+        [
+            target.title,
+            str(existing.props.get("summary") or ""),
+            *(f.text for f in [*old_facts, *fresh]),
+        ]
+    )
+    if summary and not grounding.grounded(summary, reference):
+        summary = ""  # keep the current summary rather than one the facts do not support
     return summary or None, [(n, o, why) for (n, o), why in pairs.items()]
 
 
@@ -188,9 +201,14 @@ def _key_facts(plan: SourcePlan) -> list[tuple[str, str]]:
 
 
 def _retract_changed(plan: SourcePlan, vault: Vault, out: SourceWrite) -> None:
-    """On re-ingest: re-point facts whose sentence is still in the source, drop the others."""
+    """On re-ingest the source's contribution is replaced: facts this extraction chose again are
+    re-pointed to their (possibly moved) paragraph, the others lose this source's citation."""
     name = plan.source_page.removesuffix(".md").casefold()
-    relocate = {fact_id(quote(s.text)): s.paragraph for s in plan.extraction.sentences.values()}
+    ex = plan.extraction
+    chosen = {sid for topic, _ in plan.topics for sid in topic.facts}
+    relocate = {
+        fact_id(quote(ex.sentences[sid].text)): ex.sentences[sid].paragraph for sid in chosen
+    }
     for page in vault:
         if page.type == "source" or "sources/" not in page.body:
             continue

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wikic.fsutil import fsync_dir
+
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
@@ -189,7 +191,7 @@ class DiskStore:
                     }
                     stored.append(snap.key)
                 if stored:
-                    _fsync_dir(self.directory)
+                    fsync_dir(self.directory)
                 for key in touched:
                     entry = entries.get(key)
                     if entry is not None:
@@ -415,12 +417,3 @@ def _descendants(entries: dict[str, Any], key: str) -> list[str]:
             out.append(k)
             frontier.extend(c for c, e in entries.items() if e["parent"] == k)
     return [k for k in out if k in entries]
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

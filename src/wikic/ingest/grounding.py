@@ -1,0 +1,97 @@
+"""Checks in code that keep what a small model proposes tied to the source text.
+
+A topic must be named in the source; a fact belongs to a topic only if its sentence names the
+topic; a summary must be made of words from what it summarises. Entity versus concept is read
+off the source's capitalisation where the model's label disagrees with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from wikic.ingest.names import match_key
+
+# names a model copies from the instructions instead of the source
+GENERIC_NAMES = {
+    "entity", "entities", "concept", "concepts", "topic", "topics", "source", "sources",
+    "document", "documents", "wiki", "page", "pages", "prompt", "text", "name", "names",
+    "fact", "facts", "summary", "title", "example", "thing", "things", "idea", "ideas",
+    "method", "methods", "phenomenon", "section", "sentence", "none", "unknown",
+}  # fmt: skip
+_LEADING = {
+    "the", "a", "an", "this", "that", "these", "those", "most", "some", "many", "all", "each",
+    "every", "our", "its", "their", "his", "her", "any", "several", "such",
+}  # fmt: skip
+_STOP = {"of", "and", "or", "in", "on", "for", "to", "with", "by", "the", "a", "an", "is", "are"}
+_WORD_RE = re.compile(r"\w+")
+MAX_NAME_WORDS = 6
+
+
+def clean_name(name: str) -> str | None:
+    """The topic name without leading articles and quantifiers; None if nothing specific is left."""
+    words = " ".join(name.split()).strip(" .,:;\"'`()[]").split(" ")
+    while len(words) > 1 and words[0].casefold() in _LEADING:
+        words = words[1:]
+    cleaned = " ".join(words)
+    key = match_key(cleaned)
+    if not key or key in {match_key(g) for g in GENERIC_NAMES} or len(words) > MAX_NAME_WORDS:
+        return None
+    if not any(c.isalpha() for c in cleaned):
+        return None
+    return cleaned
+
+
+def _keys(text: str) -> list[str]:
+    return [match_key(w) for w in _WORD_RE.findall(text)]
+
+
+def _content(words: Iterable[str]) -> set[str]:
+    return {w for w in words if w and w not in _STOP}
+
+
+def names_in(names: Sequence[str], text: str) -> bool:
+    """Whether one of `names` occurs in `text` as a run of words (case- and plural-insensitive)."""
+    words = _keys(text)
+    for name in names:
+        wanted = _keys(name)
+        n = len(wanted)
+        if n and any(words[i : i + n] == wanted for i in range(len(words) - n + 1)):
+            return True
+    return False
+
+
+def mentions(names: Sequence[str], sentence: str) -> bool:
+    """Whether `sentence` names the topic: all content words of one name appear in it."""
+    present = set(_keys(sentence))
+    return any(_content(_keys(n)) and _content(_keys(n)) <= present for n in names)
+
+
+def guess_type(name: str, source_text: str, proposed: str) -> str:
+    """`entity` for names the source capitalises mid-sentence (proper nouns), `concept` for
+    names it writes in lower case; the model's label when the source never shows either."""
+    pattern = re.compile(r"(?<![.!?:\n#-]\s)(?<!^)\b" + re.escape(name) + r"\b", re.IGNORECASE)
+    capital = lower = 0
+    for m in pattern.finditer(source_text):
+        before = source_text[max(0, m.start() - 2) : m.start()]
+        if m.start() == 0 or re.search(r"[.!?:\n#]\s*$", before):
+            continue  # sentence start: capitalised anyway
+        alpha_words = [w for w in m.group(0).split() if w[:1].isalpha()]
+        if any(w[0].islower() for w in alpha_words):
+            lower += 1
+        elif alpha_words:
+            capital += 1
+    if capital and not lower:
+        return "entity"
+    if lower and not capital:
+        return "concept"
+    return proposed
+
+
+def grounded(summary: str, reference: str, *, share: float = 0.7) -> bool:
+    """Whether most content words of `summary` occur in `reference`."""
+    words = _content(_keys(summary))
+    if not words:
+        return False
+    known = set(_keys(reference))
+    return len(words & known) / len(words) >= share

@@ -1,0 +1,114 @@
+"""End to end with the real default model: ingest a sample source, query it, lint it.
+
+One module-scoped wiki keeps the cost to a single ingest (about two minutes on a 2-core CPU).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests._model_fixtures import test_models_dir
+from tests.wikitools import git, make_wiki
+from wikic.cli import app
+from wikic.config import Config
+from wikic.links import parse_links
+from wikic.llm.models import ResolvedModel
+from wikic.paths import WikiPaths
+from wikic.sections import bullets, split_body
+from wikic.vault import Vault
+
+pytestmark = [pytest.mark.real_model, pytest.mark.slow]
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "raw" / "2026-04-03-gemma-debugging.md"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def ingested(
+    tmp_path_factory: pytest.TempPathFactory, installed_model: Callable[[str], ResolvedModel]
+) -> tuple[WikiPaths, dict, int]:
+    installed_model(Config().model)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WIKIC_MODELS_DIR", str(test_models_dir()))
+        paths = make_wiki(tmp_path_factory.mktemp("e2e") / "w")
+        shutil.copy(SAMPLE, paths.raw / SAMPLE.name)
+        before = len(git(paths.root, "log", "--format=%H").split())
+        result = runner.invoke(app, ["-C", str(paths.root), "ingest", "--all", "--json"])
+        assert result.exit_code == 0, result.output
+        return paths, json.loads(result.stdout), before
+
+
+def test_ingest_writes_a_consistent_cited_wiki(ingested) -> None:
+    paths, report, commits_before = ingested
+    (source,) = report["sources"]
+    assert source["status"] == "ingested", source
+    assert source["created"], "the model named no topic"
+    vault = Vault.load(paths.wiki)
+    assert not vault.broken
+    facts = 0
+    for page in vault:
+        for lnk in parse_links(page.body):
+            assert vault.link_exists(lnk, on=page), f"{page.path}: broken {lnk.render()}"
+        for fact in bullets(split_body(page.body).get("Facts")):
+            facts += 1
+            assert fact.citations, f"uncited fact on {page.path}: {fact.text}"
+            for c in fact.citations:
+                cited = vault.resolve(c.target)
+                assert cited is not None and cited.type == "source"
+                block = next(
+                    (line for line in cited.body.splitlines() if line.endswith(f"^{c.block}")), ""
+                )
+                sentence = fact.text.split(" [[", 1)[0]
+                assert sentence.rstrip(".") in " ".join(block.split()), (sentence, block)
+    assert facts > 0
+    index = (paths.wiki / "index.md").read_text()
+    for page in vault:
+        assert f"[[{page.name}|" in index or f"[[{page.name}]]" in index, page.name
+    assert "] ingest | 2026-04-03 debugging log" in (paths.wiki / "log.md").read_text()
+    assert len(git(paths.root, "log", "--format=%H").split()) == commits_before + 1
+    assert git(paths.root, "status", "--porcelain", "--", "wiki") == ""
+
+
+def test_page_writes_reuse_the_prefilled_source(ingested) -> None:
+    _, report, _ = ingested
+    stats = report["sources"][0]["stats"]
+    write = stats["write"]
+    assert write["calls"] >= 1
+    # every page-write call starts with schema → source → catalog: all but the first reuse it
+    assert write["cached_tokens"] >= (write["calls"] - 1) * stats["extract"]["prompt_tokens"] // 2
+    assert stats["extract"]["cached_tokens"] + write["cached_tokens"] > 0
+
+
+def test_query_answers_with_resolving_citations_and_reuses_the_prefix(
+    ingested, monkeypatch
+) -> None:
+    paths, _, _ = ingested
+    monkeypatch.setenv("WIKIC_MODELS_DIR", str(test_models_dir()))
+    vault = Vault.load(paths.wiki)
+    answers = []
+    for question in ("What sliding window does Gemma 3 use?", "Why did the prefix cache miss?"):
+        result = runner.invoke(app, ["-C", str(paths.root), "query", question, "--json"])
+        assert result.exit_code == 0, result.output
+        answers.append(json.loads(result.stdout))
+    first, second = answers
+    assert first["answer"].strip()
+    for data in answers:
+        for c in data["citations"]:
+            page = vault.pages[c["page"]]
+            if c["block"]:
+                assert c["block"] in vault.anchors(page)[0], c
+    assert second["stats"]["cached_tokens"] > 0
+
+
+def test_ingested_wiki_lints_clean(ingested) -> None:
+    paths, _, _ = ingested
+    result = runner.invoke(app, ["-C", str(paths.root), "lint", "--json"])
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0, data["findings"]
+    assert not [f for f in data["findings"] if f["level"] in ("error", "warning")]

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from wikic.ingest import grounding as g
+from wikic.ingest.names import match_key
+
+TEXT = (
+    "# Notes\n\nThe KV cache grows with every token. Gemma 3 uses sliding windows, and "
+    "prefix caching reuses a stored prefix. Most agents keep logs. We met Andrej Karpathy.\n"
+)
+
+
+def test_clean_name_drops_generic_and_leading_words() -> None:
+    assert g.clean_name("the KV cache") == "KV cache"
+    assert g.clean_name("Most agents") == "agents"
+    for junk in ("entity", "Concepts", "the topic", "  ", "123", "a b c d e f g h"):
+        assert g.clean_name(junk) is None, junk
+
+
+def test_names_in_and_mentions_ignore_case_and_plurals() -> None:
+    assert g.names_in(["kv caches"], TEXT) and g.names_in(["Prefix Caching"], TEXT)
+    assert not g.names_in(["rotating cache"], TEXT)
+    assert g.mentions(["KV cache"], "A rotating KV cache keeps the last window.")
+    assert not g.mentions(["Episodic memory"], "Semantic memory is indexed by concept.")
+    assert match_key("caches") == match_key("cache") and match_key("entities") == match_key(
+        "entity"
+    )
+
+
+def test_guess_type_reads_capitalisation() -> None:
+    assert g.guess_type("Andrej Karpathy", TEXT, "concept") == "entity"
+    assert g.guess_type("prefix caching", TEXT, "entity") == "concept"
+    assert g.guess_type("KV cache", TEXT, "entity") == "concept"
+    assert g.guess_type("Notes", TEXT, "concept") == "concept"  # only at a line start: keep
+
+
+def test_grounded_summaries() -> None:
+    facts = "Gemma 3 uses sliding windows of 512 tokens in its local layers."
+    assert g.grounded("Gemma 3 uses sliding windows in local layers.", facts)
+    assert not g.grounded("The LLM wiki pattern was described by Andrej Karpathy.", facts)
+    assert not g.grounded("", facts)
