@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from wikic.ingest.names import match_key
 from wikic.llm.fake import FakeBackend, FakeCall
 
 _SENTENCE_RE = re.compile(r"\[(s\d+)\] (.*?)(?= \[s\d+\] |\n|$)")
@@ -40,8 +41,16 @@ class IngestScript:
         if name == "Extraction":
             title = re.search(r"^SOURCE: (.*)$", prompt, re.MULTILINE).group(1)
             sentences = dict(_SENTENCE_RE.findall(prompt))
+            allowed = call.schema.model_json_schema()["$defs"]["Topic"]["properties"]["name"].get(
+                "enum"
+            )
             topics = []
             for t in self.topics.get(title, []):
+                if allowed is not None:  # a constrained model can only pick an offered name
+                    name = next((n for n in allowed if match_key(n) == match_key(t.name)), None)
+                    if name is None:
+                        continue
+                    t = ScriptedTopic(name, t.type, t.facts, t.aliases)
                 ids = [sid for sub in t.facts for sid, text in sentences.items() if sub in text]
                 if not ids:
                     continue  # the grammar requires at least one fact per topic

@@ -116,9 +116,10 @@ def test_hostile_sources(wiki) -> None:
         if p.is_file() and ".git/" not in p.as_posix() and ".wikic/" not in p.as_posix()
     )
     written = [f for f in files if f.startswith("wiki/")]
+    # topic names are chosen among names code found in the source: the invented ones are
+    # refused by the grammar, and the one that is there ("CON") gets a safe file name
     assert set(written) == {
-        "wiki/index.md", "wiki/log.md", "wiki/sources/inject.md", "wiki/entities/etc-passwd.md",
-        "wiki/concepts/index-page.md", "wiki/concepts/log-page.md", "wiki/entities/con-page.md",
+        "wiki/index.md", "wiki/log.md", "wiki/sources/inject.md", "wiki/entities/con-page.md",
     }  # fmt: skip
     assert not [
         f
@@ -130,6 +131,24 @@ def test_hostile_sources(wiki) -> None:
         wiki.wiki / "index.md"
     ).read_text() != index_before  # regenerated, not overwritten by a page
     assert_consistent(wiki)
+
+
+def test_invented_topic_names_get_safe_paths(wiki) -> None:
+    from wikic.ingest.extract import Topic
+    from wikic.ingest.plan import Resolver
+
+    resolver = Resolver(Vault.load(wiki.wiki))
+    paths = [
+        resolver.resolve(Topic(name, kind, (), ("s1",))).path
+        for name, kind in [("../../etc/passwd", "entity"), ("index", "concept"), ("log", "concept"),
+                           ("CON", "entity"), ("a/../../b", "concept"), ("\x00", "concept")]
+    ]  # fmt: skip
+    assert paths[:4] == [
+        "entities/etc-passwd.md", "concepts/index-page.md", "concepts/log-page.md", "entities/con-page.md",
+    ]  # fmt: skip
+    for rel in paths:
+        assert (wiki.wiki / rel).resolve().is_relative_to(wiki.wiki.resolve())
+        assert rel.count("/") == 1 and not rel.startswith(".")
 
 
 def test_llm_failure_mid_batch_keeps_earlier_sources(wiki) -> None:

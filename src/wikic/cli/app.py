@@ -84,6 +84,14 @@ def print_json(value: Any) -> None:
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from wikic import __version__
+
+        out_console().print(f"wikic {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     wiki: Path | None = typer.Option(
@@ -93,6 +101,13 @@ def _main(
         help="The wiki directory (default: $WIKIC_DIR, else the nearest directory above the "
         "current one that holds wikic.yaml).",
         file_okay=False,
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
     ),
 ) -> None:
     _state.wiki_dir = wiki or (

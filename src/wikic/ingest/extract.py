@@ -13,6 +13,7 @@ from typing import Any
 
 from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
+from wikic.ingest.candidates import topic_candidates
 from wikic.ingest.names import topic_key
 from wikic.ingest.schemas import combine_model, extraction_model
 from wikic.ingest.text import Section, Sentence, make_sections, numbered_text, sentences_of
@@ -68,6 +69,7 @@ def extract_source(
         count_tokens=backend.count_tokens,
     )
     whole_numbered = numbered_text(title or source.stem, paragraphs, sentences)
+    names = topic_candidates(sentences, title=title or "")
     schema_seg = prompts.schema_segment(agents_md)
     stats = EMPTY_STATS
     summaries: list[str] = []
@@ -81,6 +83,8 @@ def extract_source(
             if len(sections) == 1
             else numbered_text(title or source.stem, section.paragraphs, section.sentences)
         )
+        section_text = " ".join(s.text for s in section.sentences)
+        in_section = [n for n in names if grounding.names_in([n], section_text)] or names
         value, gen_stats = _extract_section(
             backend,
             schema_seg,
@@ -89,6 +93,7 @@ def extract_source(
             len(sections),
             need_title=title is None,
             config=config,
+            names=in_section,
         )
         stats = stats + gen_stats
         if title is None and getattr(value, "title", None):
@@ -135,12 +140,14 @@ def _extract_section(
     *,
     need_title: bool,
     config: IngestConfig,
+    names: Sequence[str],
 ) -> tuple[Any, GenerationStats]:
     model = extraction_model(
         [s.id for s in section.sentences],
         need_title=need_title,
         max_topics=config.max_entities_per_section,
         summary_chars=config.summary_max_chars,
+        names=names,
     )
     where = f"section {section.index + 1} of {n_sections}" if n_sections > 1 else ""
     segments = [
@@ -151,6 +158,7 @@ def _extract_section(
             max_topics=config.max_entities_per_section,
             summary_chars=config.summary_max_chars,
             section=where,
+            names=names,
         ),
     ]
     budget = 64 + config.summary_max_chars // 2 + TOKENS_PER_TOPIC * config.max_entities_per_section

@@ -33,10 +33,16 @@ def catalog_segment(pages: Sequence[Page], *, max_lines: int) -> Segment:
 
 
 def extraction_task(
-    *, need_title: bool, max_topics: int, summary_chars: int, section: str
+    *,
+    need_title: bool,
+    max_topics: int,
+    summary_chars: int,
+    section: str,
+    names: Sequence[str] = (),
 ) -> Segment:
     title = '"title": the title of the source; ' if need_title else ""
     where = f" (this is {section} of the source)" if section else ""
+    choices = f"Topic names to choose from: {'; '.join(names)}.\n" if names else ""
     return user(
         f"\n\nTASK: extract what this source says{where}. Reply with JSON: {title}"
         f'"summary": what the source says, in one to three plain sentences (at most {summary_chars} '
@@ -44,7 +50,7 @@ def extraction_task(
         "exactly as the source writes it (a model, tool, person, organisation, method or idea), "
         'with "type" ("entity" for a named thing, "concept" for an idea), "aliases" (other '
         'names the source uses for it, often none) and "facts" (ids like "s3" of the sentences '
-        "that state facts about it, at most 4).\n"
+        "that state facts about it, at most 4).\n" + choices
     )
 
 

@@ -36,12 +36,19 @@ def extraction_model(
     need_title: bool,
     max_topics: int,
     summary_chars: int,
+    names: Sequence[str] = (),
 ) -> type[BaseModel]:
+    """`names`: topic names prepared by code to choose from (free text when empty)."""
     fact_id: Any = _id_type(sentence_ids)
+    name_type: Any = (
+        Literal[tuple(names)]
+        if names
+        else Annotated[str, Field(min_length=2, max_length=TOPIC_NAME_CHARS)]
+    )
     topic = create_model(
         "Topic",
         __config__=STRICT,
-        name=(str, Field(min_length=2, max_length=TOPIC_NAME_CHARS)),
+        name=(name_type, ...),
         type=(TopicType, ...),
         aliases=(list[AliasText], Field(max_length=ALIASES_MAX)),
         facts=(

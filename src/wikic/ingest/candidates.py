@@ -1,0 +1,146 @@
+"""Topic candidates prepared by code, for the model to choose from.
+
+Proper names (capitalised runs that are not just sentence starts, acronyms, names with digits)
+and phrases the source repeats. Offering them as an enum keeps a small model from naming
+things the source does not contain, and costs a large model little: the source's own recurring
+phrases are what a topic page is about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from wikic.ingest.names import match_key
+from wikic.ingest.text import Sentence
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+_STOP = {
+    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by",
+    "with", "without", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
+    "this", "that", "these", "those", "which", "who", "whom", "what", "when", "where", "why",
+    "how", "than", "then", "so", "such", "not", "no", "can", "cannot", "could", "should",
+    "would", "will", "may", "might", "must", "do", "does", "did", "has", "have", "had", "if",
+    "into", "over", "under", "about", "after", "before", "between", "each", "every", "all",
+    "any", "some", "most", "more", "less", "many", "much", "one", "two", "three", "only",
+    "also", "just", "very", "there", "here", "they", "them", "their", "we", "our", "you",
+    "your", "he", "she", "his", "her", "i", "me", "my", "up", "out", "once", "now", "other",
+    "same", "own", "both", "either", "neither", "nor", "per", "via", "instead", "because",
+    "while", "until", "since", "still", "even", "again", "never", "always", "often",
+    "almost", "nothing", "something", "anything", "everything", "make", "makes", "made",
+    "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
+}  # fmt: skip
+_MONTHS = {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday",
+}  # fmt: skip
+MAX_WORDS = 4
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.rstrip(".") for t in _TOKEN_RE.findall(text)]
+
+
+def _is_name_word(token: str) -> bool:
+    return (
+        token[:1].isupper()
+        or any(c.isupper() for c in token[1:])
+        or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
+    )
+
+
+def _name_runs(toks: list[str]) -> list[list[str]]:
+    """Runs of capitalised words, acronyms and names with digits (`Gemma 3`), never starting
+    with a number, a month or a stop word, and not a lone capitalised sentence start."""
+    runs = []
+    i = 0
+    while i < len(toks):
+        j = i
+        while (
+            j < len(toks)
+            and j - i < MAX_WORDS
+            and (_is_name_word(toks[j]) or (j > i and toks[j].isdigit()))
+        ):
+            j += 1
+        run = toks[i:j]
+        while run and (
+            run[0].casefold() in _STOP or run[0].casefold() in _MONTHS or not run[0][:1].isalpha()
+        ):
+            run = run[1:]
+        lone_start = i == 0 and len(run) == 1 and run[0][1:].islower()
+        if run and not lone_start and any(c.isalpha() for c in run[0]):
+            runs.append(run)
+        i = max(j, i + 1)
+    return runs
+
+
+def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
+    """(phrase, is_subject) for 2–3-word runs of non-stop words; a subject is a two-word run that
+    opens the sentence (after articles) and is followed by a stop word: "Episodic memory is"."""
+    lowered = [t.casefold() for t in toks]
+    start = 0
+    while start < len(toks) and lowered[start] in _STOP:
+        start += 1
+    found = []
+    for n in (2, 3):
+        for k in range(len(toks) - n + 1):
+            gram = lowered[k : k + n]
+            if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() for w in gram):
+                continue
+            subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
+            found.append((" ".join(toks[k : k + n]), subject))
+    return found
+
+
+def topic_candidates(
+    sentences: Sequence[Sentence], *, title: str = "", limit: int = 24
+) -> list[str]:
+    """Names and repeated phrases of the source, most useful first, one spelling per topic."""
+    counts: Counter[str] = Counter()
+    weight: dict[str, float] = {}
+    spellings: dict[str, Counter[str]] = {}
+
+    def add(text: str, w: float) -> None:
+        key = match_key(text)
+        if not key or key in _STOP:
+            return
+        counts[key] += 1
+        weight[key] = max(weight.get(key, 0.0), w)
+        spellings.setdefault(key, Counter())[text] += 1
+
+    for s in sentences:
+        toks = _tokens(s.text)
+        for run in _name_runs(toks):
+            add(" ".join(run), 3.0)
+        for phrase, subject in _phrases(toks):
+            add(phrase, 2.0 if subject else 1.0)
+    for phrase, _ in _phrases(_tokens(title)):
+        if match_key(phrase) in counts:
+            weight[match_key(phrase)] += 1.0
+    # a phrase said once is a candidate only as a name, a sentence's subject or a title phrase
+    keep = {k for k in counts if counts[k] >= 2 or weight[k] >= 2.0}
+    score = {k: counts[k] * weight[k] * (1 + 0.25 * (len(k.split()) - 1)) for k in keep}
+    ranked = sorted(keep, key=lambda k: (-score[k], k))
+    chosen: list[str] = []
+    for key in ranked:
+        # a part of a longer candidate that is nearly as frequent adds nothing of its own
+        if any(
+            f" {key} " in f" {other} " and counts[other] >= max(2, 0.7 * counts[key])
+            for other in keep
+            if other != key
+        ):
+            continue
+        chosen.append(key)
+        if len(chosen) >= limit:
+            break
+    return [_spelling(spellings[k]) for k in chosen]
+
+
+def _spelling(forms: Counter[str]) -> str:
+    """The most frequent way the source writes it, with a capital first letter when the source
+    also writes it so (at a sentence start): "Prefix caching", but "mlx-lm" stays as it is."""
+    best = sorted(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    capital = best[:1].upper() + best[1:]
+    return capital if capital != best and capital in forms else best

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from wikic.ingest.candidates import topic_candidates
+from wikic.ingest.text import sentences_of
+from wikic.sources import split_paragraphs
+
+
+def candidates(text: str, title: str = "") -> list[str]:
+    return topic_candidates(sentences_of(split_paragraphs(text)), title=title)
+
+
+def test_names_acronyms_and_repeated_phrases() -> None:
+    text = (
+        "Prefix caching stores the state of a prompt prefix. We tried it with Gemma 3 and "
+        "Andrej Karpathy's notes. The KV cache grows with context, and a KV cache can be "
+        "trimmed. In April 2026 the rotating cache wrapped at 512 tokens.\n"
+    )
+    found = candidates(text, "Prefix caching notes")
+    for name in ("Gemma 3", "Andrej Karpathy's", "KV cache", "Prefix caching"):
+        assert name in found, (name, found)
+    for junk in ("April 2026", "April", "512", "The", "We", "In"):
+        assert junk not in found, (junk, found)
+
+
+def test_subject_phrases_and_one_spelling_per_topic() -> None:
+    text = (
+        "Episodic memory is indexed by time. Semantic memory is indexed by concept.\n\n"
+        "Agents rarely move episodic memories into semantic memory.\n"
+    )
+    found = candidates(text)
+    assert "Episodic memory" in found and "Semantic memory" in found
+    assert len([f for f in found if f.casefold().startswith("semantic memor")]) == 1
+
+
+def test_limit_and_empty_input() -> None:
+    assert candidates("Nothing here is named at all, just words in a row.\n") == []
+    many = " ".join(f"Name{i} met Other{i} today." for i in range(40))
+    assert len(candidates(many + "\n")) <= 24
