@@ -127,17 +127,19 @@ def test_bm25_ranks_paragraphs_and_packs_them_under_the_budget(tmp_path: Path) -
     assert [s.role for s in segments] == ["system", "user", "user", "user"]
     assert segments[1].text.startswith("=== [[paper#^p1]] · Prefix Caching Paper ===")
     assert segments[-1].text.startswith("Using only the source passages above")
+    assert segments[-1].text.endswith("e.g. [[paper#^p1]].")  # a real id, as wikic query does
 
 
 def test_chunk_citations_resolve_only_to_existing_chunks(tmp_path: Path) -> None:
     chunks = bq.chunk_sources(_write(tmp_path / "raw/paper.md", RAW_PAPER).parent)
     answer = (
         "A [[paper#^p1]]. B [[raw/paper.md#^p2]]. C [[paper]]. "
-        "D [[paper#^p9]]. E [[sources/paper#^p1]]. `[[paper#^p3]]` is code."
+        "D [[paper#^p9]]. E [[sources/paper#^p1]]. F [[paper#Prefix Caching Paper]]. "
+        "`[[paper#^p3]]` is code."
     )
     valid, invalid = bq.check_chunk_citations(answer, chunks)
     assert valid == ["[[paper#^p1]]", "[[raw/paper.md#^p2]]", "[[paper]]"]
-    assert invalid == ["[[paper#^p9]]", "[[sources/paper#^p1]]"]
+    assert invalid == ["[[paper#^p9]]", "[[sources/paper#^p1]]", "[[paper#Prefix Caching Paper]]"]
 
 
 QA = """
@@ -203,6 +205,9 @@ def test_a_whole_run_scores_both_systems_and_leaves_the_wiki_alone(
     assert (rag["valid_citations"], rag["citations"]) == (3, 4)  # paper#^p5 does not exist
     assert (wiki["declined_unanswerable"], rag["declined_unanswerable"]) == (2, 2)
     assert wiki["uncited_answers"] == 1  # params: "not in the wiki", no citation
+    # citations that resolve and point at a paragraph holding an expected fact
+    assert (wiki["on_target_citations"], wiki["block_citations"]) == (1, 1)  # page links: no block
+    assert (rag["on_target_citations"], rag["block_citations"]) == (2, 3)  # params cites p1
     rows = {r["item"]["id"]: r for r in out["rows"]}
     assert rows["zanzibar"]["wiki"]["called"] is False
     assert rows["zanzibar"]["rag"]["called"] is False
@@ -225,7 +230,7 @@ def test_markdown_tables_and_options(tmp_path: Path, capsys: pytest.CaptureFixtu
             "--systems", "rag", "--answers"]  # fmt: skip
     assert bq.main(argv, backend=FakeBackend(_responder)) == 0
     out = capsys.readouterr().out
-    assert "| persist | paper | rag | 1/2 | no | 1/1 | 2/2 |" in out
+    assert "| persist | paper | rag | 1/2 | no | 1/1 (1) | 2/2 |" in out
     assert "| rag | 0/1 | 0% | 50% | 100% |" in out and "| wiki |" not in out
     assert "- **rag**: On disk [[paper#^p3]]." in out
 
@@ -251,7 +256,7 @@ def test_bad_invocations_fail_with_a_message(
         bq.main([*base, "--limit", "0"], backend=FakeBackend())
 
 
-def test_the_default_run_asks_the_first_nine_questions(
+def test_the_default_run_asks_the_first_eight_questions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     paths = sample_wiki(tmp_path / "repo")
@@ -266,7 +271,7 @@ def test_the_default_run_asks_the_first_nine_questions(
     backend = FakeBackend(lambda call: "On disk [[paper#^p3]].")
     assert bq.main([*base, "--save-json", str(saved)], backend=backend) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["setup"]["questions"] == bq.DEFAULT_LIMIT == 9
+    assert printed["setup"]["questions"] == bq.DEFAULT_LIMIT == 8
     assert json.loads(saved.read_text()) == printed
     assert bq.main([*base, "--all"], backend=backend) == 0
     assert json.loads(capsys.readouterr().out)["setup"]["questions"] == 11

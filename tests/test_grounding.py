@@ -38,3 +38,9 @@ def test_grounded_summaries() -> None:
     assert g.grounded("Gemma 3 uses sliding windows in local layers.", facts)
     assert not g.grounded("The LLM wiki pattern was described by Andrej Karpathy.", facts)
     assert not g.grounded("", facts)
+
+
+def test_related_aliases() -> None:
+    assert g.related("KV caches", "KV cache") and g.related("Gemma three", "Gemma 3")
+    assert g.related("KV", "key value") and g.related("large language model", "LLM")
+    assert not g.related("Hybrid models", "Gemma 3") and not g.related("model", "Gemma 3")

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wikic.attribution import attribute
 from wikic.errors import UsageError
 from wikic.links import WikiLink, iter_links
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, TextCallback
@@ -57,6 +58,7 @@ class QueryResult:
     catalog_tokens: int = 0
     catalog_truncated: bool = False
     notes: tuple[str, ...] = field(default=())
+    attributed: int = 0  # citations code added to sentences that paraphrase a passage
 
     @property
     def declined(self) -> bool:
@@ -97,6 +99,7 @@ class QueryResult:
                 for c in self.citations
             ],
             "removed_citations": [{"link": r.link, "reason": r.reason} for r in self.removed],
+            "attributed_citations": self.attributed,
             "pages": [
                 {
                     "path": p.path,
@@ -154,12 +157,16 @@ def answer_question(
         )
         store.sync()  # pages may have changed while the model was writing
         answer, citations, removed = check_citations(gen.text.strip(), store)
+        answer, attributed = attribute(answer, [(p.path, p.text) for p in ctx.pages])
+        if attributed:
+            answer, citations, more_removed = check_citations(answer, store)
+            removed = [*removed, *more_removed]
     for item in removed:
         log.info("removed citation %s: %s", item.link, item.reason)
     return QueryResult(
         question, answer, gen.text, tuple(citations), tuple(removed), ctx.pages, gen.stats,
         model.model_name, True, gen.finish_reason, ctx.catalog_tokens, ctx.catalog_truncated,
-        notes,
+        notes, attributed,
     )  # fmt: skip
 
 

@@ -180,7 +180,7 @@ def ground_topics(
         aliases = tuple(
             a
             for a in (grounding.clean_name(x) for x in t.aliases)
-            if a and grounding.names_in([a], text)
+            if a and grounding.names_in([a], text) and grounding.related(a, name)
         )
         variants = [name, *aliases]
         facts = tuple(f for f in t.facts if grounding.mentions(variants, sentences[f].text))

@@ -67,6 +67,21 @@ def mentions(names: Sequence[str], sentence: str) -> bool:
     return any(_content(_keys(n)) and _content(_keys(n)) <= present for n in names)
 
 
+def related(alias: str, name: str) -> bool:
+    """Whether `alias` can be another name for `name`: they share a content word, or one is
+    the initials of the other (KV / key value). A small model's aliases are often just
+    neighbouring topics; those would merge distinct pages."""
+    a, n = _content(_keys(alias)), _content(_keys(name))
+    if a & n:
+        return True
+
+    def initials(words: str) -> str:
+        return "".join(w[0] for w in _WORD_RE.findall(words.casefold()))
+
+    flat_a, flat_n = alias.replace(" ", "").casefold(), name.replace(" ", "").casefold()
+    return len(flat_a) > 1 and (flat_a == initials(name) or flat_n == initials(alias))
+
+
 def guess_type(name: str, source_text: str, proposed: str) -> str:
     """`entity` for names the source capitalises mid-sentence (proper nouns), `concept` for
     names it writes in lower case; the model's label when the source never shows either."""

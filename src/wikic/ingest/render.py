@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.extract import Extraction
+from wikic.ingest.grounding import related
 from wikic.ingest.text import quote
 from wikic.links import link
 from wikic.pages import Page, to_tag
@@ -162,6 +163,8 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
         body.lead = f"# {title}\n\n{summary}".rstrip()
     aliases = [str(a) for a in props.get("aliases") or []]
     for alias in edit.aliases:
+        if not related(alias, title):
+            continue  # a neighbouring topic, not another name for this one
         if alias.casefold() != title.casefold() and alias.casefold() not in {
             a.casefold() for a in aliases
         }:
