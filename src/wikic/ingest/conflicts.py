@@ -50,7 +50,8 @@ def conflict_reason(a: str, b: str, *, overlap: float = 0.6) -> str | None:
         return None
     na, nb = set(_NUMBER_RE.findall(a)), set(_NUMBER_RE.findall(b))
     if na and nb and na != nb:
-        return f"different numbers for the same statement ({', '.join(sorted(na))} vs {', '.join(sorted(nb))})"
+        only_a, only_b = ", ".join(sorted(na - nb)) or "-", ", ".join(sorted(nb - na)) or "-"
+        return f"different numbers for the same statement ({only_a} vs {only_b})"
     if _negated(a) != _negated(b):
         return "one statement negates the other"
     return None
