@@ -5,11 +5,13 @@ BM25 (SQLite FTS5, the tokenizer of wikic's page index), packed under the same t
 A question is correct when the prose of its answer (citation links not counted) holds every
 expected fact, a regex from the QA file; an unanswerable one when the answer declines. Citation
 validity is the share of `[[links]]` in the model's answers that resolve (A: what
-`check_citations` keeps; B: chunk ids that exist). The wiki is copied to a temp dir first and
-the prefix cache stays in memory: the bench never writes into the repository.
+`check_citations` keeps; B: chunk ids that exist); "on target" counts cited paragraphs that hold
+an expected fact, "example" the links that are the instruction's example citation copied as is.
+The wiki is copied to a temp dir and the prefix cache stays in memory: nothing is written into
+the repository. Interleaved A, B per question, so both see the same machine load.
 
-    WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_quality.py
-    python scripts/bench_quality.py --limit 4 --json
+    WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_quality.py        # first 8, ~12 min
+    python scripts/bench_quality.py --all --answers --save-json out.json       # all 14, ~20 min
     python scripts/bench_quality.py --context-tokens 400   # a budget that cannot hold all of raw/
 """
 
@@ -32,7 +34,7 @@ import yaml
 
 from wikic.config import load_config
 from wikic.errors import UsageError, WikicError
-from wikic.links import iter_links
+from wikic.links import WikiLink, iter_links
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
@@ -52,14 +54,16 @@ DEFAULT_QA = Path(__file__).resolve().parent / "data" / "qa.yaml"
 COPIED = ("wiki", "raw", "AGENTS.md", "wikic.yaml")
 SYSTEMS = ("wiki", "rag")
 DEFAULT_ANSWER_CAP = 160  # answers are asked for in 1–3 sentences; decode runs at ~4–5 tok/s
-# ~85 s a question for both systems on a 2-core CPU: 9 fit in the 15-minute budget (`--all`: 14)
-DEFAULT_LIMIT = 9
+# ~87 s a question for both systems on an idle 2-core CPU (measured): 8 take ~12 minutes, which
+# leaves room under the 15-minute budget; `--all` asks all 14 (~20 minutes)
+DEFAULT_LIMIT = 8
 RAW_SUFFIXES = (".md", ".markdown", ".txt")
-# B's instruction mirrors query_context.TASK word for word, with passages in place of pages.
+# B's instruction mirrors query_context.TASK word for word, with passages in place of pages;
+# like it, the example citation is a real one from the context (the first passage).
 RAG_TASK = (
     "Using only the source passages above, answer this question in one to three sentences: "
     "{question}\nEnd each sentence with the citation of the passage it uses, copied from the "
-    "passages, e.g. [[paper#^p3]]."
+    "passages, e.g. {example}."
 )
 # One decline detector for both systems, so neither is favoured by its own wording.
 _DECLINE_RE = re.compile(
@@ -196,8 +200,15 @@ def rag_segments(agents: str, chunks: Sequence[Chunk], question: str) -> list[Se
     """Schema → passages → task: the order `wikic query` uses, without the catalog."""
     segments = [system(agents)] if agents else []
     segments += [user(c.render()) for c in chunks]
-    segments.append(user(RAG_TASK.format(question=question.strip())))
+    example = f"[[{chunks[0].id}]]" if chunks else "[[source#^p1]]"
+    segments.append(user(RAG_TASK.format(question=question.strip(), example=example)))
     return segments
+
+
+def _chunk_key(lnk: WikiLink) -> str:
+    """`[[raw/x.md#^p2]]` → `x#^p2` (as Chunk.id spells it), `[[x]]` → `x`."""
+    target = re.sub(r"\.(md|markdown|txt)$", "", lnk.target.removeprefix("raw/"))
+    return f"{target}#^{lnk.block}" if lnk.block else target
 
 
 def check_chunk_citations(answer: str, chunks: Sequence[Chunk]) -> tuple[list[str], list[str]]:
@@ -208,8 +219,8 @@ def check_chunk_citations(answer: str, chunks: Sequence[Chunk]) -> tuple[list[st
     valid: list[str] = []
     invalid: list[str] = []
     for start, end, lnk in iter_links(answer):
-        target = re.sub(r"\.(md|markdown|txt)$", "", lnk.target.removeprefix("raw/"))
-        ok = f"{target}#^{lnk.block}" in ids if lnk.block else target in stems
+        key = _chunk_key(lnk)
+        ok = key in ids if lnk.block else key in stems and lnk.heading is None
         (valid if ok else invalid).append(answer[start:end])
     return valid, invalid
 
@@ -276,6 +287,12 @@ class _Recorder:
         self.segments = tuple(segments)
         return self.inner.generate(segments, **kwargs)
 
+    def example(self) -> str | None:
+        """The example citation of the task segment (both tasks end with `e.g. [[…]].`)."""
+        task = self.segments[-1].text if self.segments else ""
+        found = re.search(r"e\.g\. (\[\[[^\[\]]+\]\])\.?\s*$", task)
+        return found.group(1) if found else None
+
     def context(self) -> str:
         """What the model read besides the schema and the task."""
         body = [s.text for s in self.segments if s.role == "user"]
@@ -290,6 +307,9 @@ class Attempt:
     valid_citations: int
     invalid_citations: int
     broken_links: tuple[str, ...]  # the links that did not resolve, as the model wrote them
+    block_citations: int  # distinct resolving citations of a paragraph or block
+    on_target: int  # … of those, how many hold one of the expected facts
+    copied_example: int  # links that are the instruction's example citation, copied verbatim
     context_facts: int  # expected facts present in what the model read
     context_tokens: int
     prompt_tokens: int
@@ -306,15 +326,25 @@ class Row:
     attempts: dict[str, Attempt] = field(default_factory=dict)
 
 
+def _on_target(item: QAItem, passages: Sequence[str]) -> int:
+    return sum(any(re.search(f, p, re.IGNORECASE) for f in item.facts) for p in passages)
+
+
 def _attempt(
-    system_name: str, item: QAItem, answer: str, valid: int, broken: Sequence[str],
-    rec: _Recorder, stats: GenerationStats | None, finish_reason: str, seconds: float,
+    system_name: str, item: QAItem, answer: str, raw: str, broken: Sequence[str],
+    passages: Sequence[str], rec: _Recorder, stats: GenerationStats | None, finish_reason: str,
+    seconds: float,
 ) -> Attempt:  # fmt: skip
+    """`answer` is scored, `raw` (the model's text) has its links counted."""
     called = stats is not None
     context = rec.context() if called else ""
     stats = stats or EMPTY_STATS
+    links = [raw[start:end] for start, end, _ in iter_links(raw)]
+    example = rec.example()
     return Attempt(
-        system_name, answer, score_answer(item, answer), valid, len(broken), tuple(broken),
+        system_name, answer, score_answer(item, answer), len(links) - len(broken), len(broken),
+        tuple(broken), len(passages), _on_target(item, passages),
+        sum(1 for link in links if example and link == example),
         sum(1 for f in item.facts if re.search(f, context, re.IGNORECASE)),
         rec.count_tokens(context) if context else 0,
         stats.prompt_tokens, stats.cached_tokens, stats.generated_tokens, round(seconds, 2),
@@ -331,13 +361,27 @@ def ask_wiki(
         paths, item.question, backend=rec, context_tokens=budget, max_tokens=max_tokens
     )
     seconds = time.perf_counter() - start
-    total = sum(1 for _ in iter_links(result.raw_answer))
     broken = [r.link for r in result.removed]
+    passages = [
+        text
+        for c in result.citations
+        if c.block and (text := _block_line(paths.wiki / c.page, c.block)) is not None
+    ]
     stats = result.stats if result.found else None
     return _attempt(
-        "wiki", item, result.answer, total - len(broken), broken, rec, stats,
+        "wiki", item, result.answer, result.raw_answer, broken, passages, rec, stats,
         result.finish_reason, seconds,
     )  # fmt: skip
+
+
+def _block_line(page: Path, block: str) -> str | None:
+    """The line of `page` that carries `^block` (source paragraphs and facts are one line)."""
+    try:
+        text = page.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = re.search(rf"^.*\^{re.escape(block)}[ \t]*$", text, re.MULTILINE)
+    return found.group(0) if found else None
 
 
 def ask_rag(
@@ -348,7 +392,9 @@ def ask_rag(
     chunks = pack_chunks(index.rank(item.question), budget, backend.count_tokens)
     if not chunks:
         answer = "The sources have no passages about this question, so there is nothing to answer."
-        return _attempt("rag", item, answer, 0, (), rec, None, "stop", time.perf_counter() - start)
+        return _attempt(
+            "rag", item, answer, "", (), (), rec, None, "stop", time.perf_counter() - start
+        )
     agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
     gen_cfg = paths.config.generation
     gen = rec.generate(
@@ -356,9 +402,12 @@ def ask_rag(
         max_tokens=max_tokens, temperature=gen_cfg.temperature, seed=gen_cfg.seed,
     )  # fmt: skip
     seconds = time.perf_counter() - start
-    valid, invalid = check_chunk_citations(gen.text, index.chunks)
+    _, invalid = check_chunk_citations(gen.text, index.chunks)
+    by_id = {c.id: c.text for c in index.chunks}
+    cited = dict.fromkeys(_chunk_key(lnk) for _, _, lnk in iter_links(gen.text) if lnk.block)
+    passages = [by_id[key] for key in cited if key in by_id]
     return _attempt(
-        "rag", item, gen.text.strip(), len(valid), invalid, rec, gen.stats,
+        "rag", item, gen.text.strip(), gen.text, invalid, passages, rec, gen.stats,
         gen.finish_reason, seconds,
     )  # fmt: skip
 
@@ -421,6 +470,12 @@ def summarize(rows: Sequence[Row], systems: Sequence[str]) -> dict[str, Any]:
             "citations": cited,
             "valid_citations": valid,
             "citation_validity": _ratio(valid, cited),
+            "block_citations": sum(a.block_citations for _, a in atts),
+            "on_target_citations": sum(a.on_target for _, a in atts),
+            "citation_on_target": _ratio(
+                sum(a.on_target for _, a in atts), sum(a.block_citations for _, a in atts)
+            ),
+            "copied_example_citations": sum(a.copied_example for _, a in atts),
             "uncited_answers": sum(1 for _, a in atts if a.called and not a.valid_citations),
             "hit_answer_cap": sum(1 for _, a in atts if a.finish_reason == "length"),
             "mean_context_tokens": round(sum(a.context_tokens for _, a in atts) / n),
@@ -439,7 +494,8 @@ def _pct(x: float | None) -> str:
 
 def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bool) -> str:
     lines = [
-        "| question | needs | system | facts | correct | citations ok | context | prompt (cached) | gen | s |",
+        "| question | needs | system | facts | correct | citations ok · on target · example | context "
+        "| prompt (cached) | gen | s |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -451,7 +507,10 @@ def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bo
                 else ("declined" if a.score.declined else "answered")
             )
             ctx = f"{a.context_facts}/{len(row.item.facts)}" if row.item.answerable else "–"
-            cites = f"{a.valid_citations}/{a.valid_citations + a.invalid_citations}"
+            cites = (
+                f"{a.valid_citations}/{a.valid_citations + a.invalid_citations} · {a.on_target}"
+                f" · {a.copied_example}"
+            )
             cap = " (cap)" if a.finish_reason == "length" else ""
             lines.append(
                 f"| {row.item.id} | {needs} | {name} | {facts} | {'yes' if a.score.correct else 'no'}"
@@ -461,9 +520,9 @@ def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bo
     lines += [
         "",
         "| system | correct | accuracy | fact recall | facts in context | declined unanswerable "
-        "| declined answerable | citation validity | uncited | hit cap | mean prompt (cached) "
-        "| mean gen | mean s | total s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| declined answerable | citation validity | on target | copied example | uncited | hit cap "
+        "| mean prompt (cached) | mean gen | mean s | total s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary.items():
         lines.append(
@@ -472,6 +531,8 @@ def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bo
             f"| {s['declined_unanswerable']}/{s['unanswerable']} "
             f"| {s['declined_answerable']}/{s['answerable']} "
             f"| {s['valid_citations']}/{s['citations']} ({_pct(s['citation_validity'])}) "
+            f"| {s['on_target_citations']}/{s['block_citations']} "
+            f"| {s['copied_example_citations']} "
             f"| {s['uncited_answers']} | {s['hit_answer_cap']} "
             f"| {s['mean_prompt_tokens']} ({s['mean_cached_tokens']}) "
             f"| {s['mean_generated_tokens']} | {s['mean_seconds']} | {s['total_seconds']} |"

@@ -208,6 +208,8 @@ def test_a_whole_run_scores_both_systems_and_leaves_the_wiki_alone(
     # citations that resolve and point at a paragraph holding an expected fact
     assert (wiki["on_target_citations"], wiki["block_citations"]) == (1, 1)  # page links: no block
     assert (rag["on_target_citations"], rag["block_citations"]) == (2, 3)  # params cites p1
+    # params cites [[paper#^p1]], the example the instruction gave: copied, not chosen
+    assert (wiki["copied_example_citations"], rag["copied_example_citations"]) == (0, 1)
     rows = {r["item"]["id"]: r for r in out["rows"]}
     assert rows["zanzibar"]["wiki"]["called"] is False
     assert rows["zanzibar"]["rag"]["called"] is False
@@ -230,7 +232,7 @@ def test_markdown_tables_and_options(tmp_path: Path, capsys: pytest.CaptureFixtu
             "--systems", "rag", "--answers"]  # fmt: skip
     assert bq.main(argv, backend=FakeBackend(_responder)) == 0
     out = capsys.readouterr().out
-    assert "| persist | paper | rag | 1/2 | no | 1/1 (1) | 2/2 |" in out
+    assert "| persist | paper | rag | 1/2 | no | 1/1 · 1 · 0 | 2/2 |" in out
     assert "| rag | 0/1 | 0% | 50% | 100% |" in out and "| wiki |" not in out
     assert "- **rag**: On disk [[paper#^p3]]." in out
 
