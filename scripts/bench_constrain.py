@@ -118,9 +118,9 @@ def _mask_ms(backend: Any, text: str) -> float:
 
 
 def bench_model(name: str, *, max_tokens: int, repeat: int) -> list[Row]:
+    from wikic.llm.cache.prefix import PrefixCache
     from wikic.llm.mlx_backend import MlxBackend
-    from wikic.llm.models import load_mlx_model, resolve_model
-    from wikic.llm.prefix_cache import PrefixCache
+    from wikic.llm.models.resolve import load_mlx_model, resolve_model
 
     resolved = resolve_model(name, Config())
     model, tokenizer = load_mlx_model(resolved)

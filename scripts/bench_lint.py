@@ -31,14 +31,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wikic.catalog import render_index
 from wikic.init import init_wiki
 from wikic.lint import LintOptions, run_lint
 from wikic.lint.names import name_key
-from wikic.pages import Page, render_page
 from wikic.paths import open_paths
-from wikic.slugs import slugify
-from wikic.sources import sha256_bytes, split_paragraphs
+from wikic.vault.catalog import render_index
+from wikic.vault.pages import Page, render_page
+from wikic.vault.slugs import slugify
+from wikic.vault.sources import sha256_bytes, split_paragraphs
 
 SYLLABLES = [
     "ka",

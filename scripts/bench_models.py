@@ -24,8 +24,8 @@ from typing import Any
 
 from wikic.config import Config
 from wikic.llm.blas import blas_status, import_mlx_core
-from wikic.llm.model_store import BUILTINS, installed
-from wikic.llm.models import clear_model_cache, load_mlx_model, resolve_model
+from wikic.llm.models.resolve import clear_model_cache, load_mlx_model, resolve_model
+from wikic.llm.models.store import BUILTINS, installed
 
 TEXT = (
     "The history of the river is the history of the valley. Farmers drained the marshes in the "

@@ -45,14 +45,14 @@ def load(name: str) -> tuple[Any, Any, str, int | None]:
     """(model, tokenizer or None, fingerprint, context limit) for a built-in name or tiny:<arch>."""
     if name.startswith("tiny:"):
         sys.path.insert(0, str(REPO))
-        from tests._tiny_models import tiny_fingerprint, tiny_model
+        from tests.helpers.tiny_models import tiny_fingerprint, tiny_model
 
         model = tiny_model(name.split(":", 1)[1])
         return model, None, tiny_fingerprint(model), None
     try:
         from wikic.config import Config
-        from wikic.llm.models import load_mlx_model, resolve_model
-    except ImportError:  # before wikic.llm.models exists: a local mlx-lm directory only
+        from wikic.llm.models.resolve import load_mlx_model, resolve_model
+    except ImportError:  # before wikic.llm.models.resolve exists: a local mlx-lm directory only
         return _load_directory(Path(name))
     resolved = resolve_model(name, Config())
     model, tokenizer = load_mlx_model(resolved)
@@ -68,7 +68,7 @@ def _load_directory(path: Path) -> tuple[Any, Any, str, int | None]:
     from mlx_lm.utils import load as mlx_load
 
     if not path.is_dir():
-        raise SystemExit(f"{path}: not a model directory (wikic.llm.models is not available)")
+        raise SystemExit(f"{path}: not a model directory (wikic.llm.models.resolve is not available)")
     model, tokenizer = mlx_load(str(path))[:2]
     stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(path.iterdir())]
     fingerprint = hashlib.sha256(repr((str(path.resolve()), stamp)).encode()).hexdigest()[:32]
@@ -168,7 +168,7 @@ def worker(args: dict[str, Any]) -> None:
     """The fresh process: load the model, time the suffix alone, then one prefill from disk."""
     import numpy as np
 
-    from wikic.llm.prefix_cache import PrefixCache
+    from wikic.llm.cache.prefix import PrefixCache
 
     model, _, fingerprint, _ = load(args["model"])
     warm_up(model)  # first-call costs (thread pools, allocations) are not the cache's
@@ -207,7 +207,7 @@ def bench_row(name: str, model: Any, tokenizer: Any, fingerprint: str, length: i
     same process: their ratio holds up when other processes slow the CPU down."""
     import numpy as np
 
-    from wikic.llm.prefix_cache import PrefixCache
+    from wikic.llm.cache.prefix import PrefixCache
 
     prefix = tokens(tokenizer, TEXT, length, seed=1)
     suffix, suffix2 = tokens(tokenizer, TASK, suffix_len, 2), tokens(tokenizer, TASK, suffix_len, 3)

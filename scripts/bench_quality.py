@@ -34,7 +34,6 @@ import yaml
 
 from wikic.config import load_config
 from wikic.errors import UsageError, WikicError
-from wikic.links import WikiLink, iter_links
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
@@ -45,9 +44,10 @@ from wikic.llm.backend import (
     user,
 )
 from wikic.paths import WikiPaths
-from wikic.query import answer_question
-from wikic.query_context import query_words
-from wikic.sources import split_paragraphs
+from wikic.query.answer import answer_question
+from wikic.query.context import query_words
+from wikic.vault.links import WikiLink, iter_links
+from wikic.vault.sources import split_paragraphs
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_QA = Path(__file__).resolve().parent / "data" / "qa.yaml"

@@ -32,12 +32,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from wikic.links import link
-from wikic.pages import Page, render_page
 from wikic.paths import open_paths
-from wikic.query_context import candidates
-from wikic.slugs import slugify, unique_slug
-from wikic.store import Store, open_store
+from wikic.query.context import candidates
+from wikic.store.db import Store, open_store
+from wikic.vault.links import link
+from wikic.vault.pages import Page, render_page
+from wikic.vault.slugs import slugify, unique_slug
 
 
 def english_vocab() -> list[tuple[str, int]]:

@@ -11,7 +11,7 @@ from wikic.llm.fake import FakeBackend
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # installed_model / real_models_env; importing it also puts mlx on OpenBLAS for this process
-pytest_plugins = ["tests._model_fixtures"]
+pytest_plugins = ["tests.helpers.model_fixtures"]
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.helpers.wikitools import make_wiki
 from tests.test_http_backend import Stub, sse, stub  # noqa: F401  (stub is a fixture)
-from tests.wikitools import make_wiki
 from wikic.cli import app
 from wikic.config import Config
 from wikic.llm.backend import Segment

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from wikic.attribution import attribute
+from wikic.query.attribution import attribute
 
 PAGES = [
     (

@@ -10,12 +10,12 @@ from types import ModuleType
 
 import pytest
 
-from tests.storetools import sample_wiki
-from tests.wikitools import snapshot
+from tests.helpers.storetools import sample_wiki
+from tests.helpers.wikitools import snapshot
 from wikic.errors import UsageError
 from wikic.llm.fake import FakeBackend, FakeCall
-from wikic.query import NOTHING_FOUND
-from wikic.query_context import NOT_IN_WIKI
+from wikic.query.answer import NOTHING_FOUND
+from wikic.query.context import NOT_IN_WIKI
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from wikic.ingest.candidates import topic_candidates
 from wikic.ingest.text import sentences_of
-from wikic.sources import split_paragraphs
+from wikic.vault.sources import split_paragraphs
 
 
 def candidates(text: str, title: str = "") -> list[str]:

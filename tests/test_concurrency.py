@@ -7,13 +7,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.wikitools import git, make_wiki
+from tests.helpers.wikitools import git, make_wiki
 
 WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from wikic.operation import Plan, writing
+    from wikic.operation.transaction import Plan, writing
     from wikic.paths import open_paths
 
     root, name = Path(sys.argv[1]), sys.argv[2]

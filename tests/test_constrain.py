@@ -8,7 +8,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from tests._tiny_tokenizer import build_tokenizer
+from tests.helpers.tiny_tokenizer import build_tokenizer
 from wikic.errors import BackendError, GenerationError
 from wikic.llm.backend import Generation, GenerationStats, Segment, user
 from wikic.llm.constrain import (

@@ -12,15 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.wikitools import commit_pages, git, make_wiki, page_text, snapshot
+from tests.helpers.wikitools import commit_pages, git, make_wiki, page_text, snapshot
 
 DRIVER = textwrap.dedent(
     """
     import os, signal, sys
     from pathlib import Path
     import git as gitpython
-    from wikic import journal, operation
-    from wikic.operation import Plan, writing
+    from wikic.operation import journal
+    from wikic.operation import transaction as operation
+    from wikic.operation.transaction import Plan, writing
     from wikic.paths import open_paths
 
     root, point = Path(sys.argv[1]), sys.argv[2]

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests._model_fixtures import test_models_dir
-from tests.wikitools import git, make_wiki
+from tests.helpers.model_fixtures import test_models_dir
+from tests.helpers.wikitools import git, make_wiki
 from wikic.cli import app
 from wikic.config import Config
-from wikic.links import parse_links
-from wikic.llm.models import ResolvedModel
+from wikic.llm.models.resolve import ResolvedModel
 from wikic.paths import WikiPaths
-from wikic.sections import bullets, split_body
-from wikic.vault import Vault
+from wikic.vault.links import parse_links
+from wikic.vault.sections import bullets, split_body
+from wikic.vault.tree import Vault
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 REPO = Path(__file__).resolve().parent.parent

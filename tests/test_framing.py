@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests._tiny_tokenizer import TURN_TEMPLATE, build_tokenizer
+from tests.helpers.tiny_tokenizer import TURN_TEMPLATE, build_tokenizer
 from wikic.errors import BackendError
 from wikic.llm.backend import Segment, system, user
 from wikic.llm.framing import PromptFramer, chat_frame, chat_messages

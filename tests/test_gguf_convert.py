@@ -12,11 +12,11 @@ from gguf import GGMLQuantizationType as Q
 from gguf import GGUFReader
 from gguf.quants import dequantize, quantize
 
-from tests._tiny_gguf import HEADS, KV_HEADS, llama_permute, random_k_blocks, write_tiny_gguf
+from tests.helpers.tiny_gguf import HEADS, KV_HEADS, llama_permute, random_k_blocks, write_tiny_gguf
 from wikic.errors import ModelError
-from wikic.llm.gguf_convert import convert_gguf, hf_name, unpermute_rows
-from wikic.llm.gguf_reader import GGUFTensor, read_gguf
-from wikic.llm.gguf_tensors import (
+from wikic.llm.models.gguf.convert import convert_gguf, hf_name, unpermute_rows
+from wikic.llm.models.gguf.reader import GGUFTensor, read_gguf
+from wikic.llm.models.gguf.tensors import (
     AFFINE_BITS,
     PlannedTensor,
     affine_blocks,

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.ingest_fakes import two_source_script
-from tests.wikitools import git, make_wiki
+from tests.helpers.ingest_fakes import two_source_script
+from tests.helpers.wikitools import git, make_wiki
 from wikic.ingest.pipeline import IngestRequest, ingest
-from wikic.links import parse_links
-from wikic.sections import bullets, split_body
-from wikic.vault import Vault
+from wikic.vault.links import parse_links
+from wikic.vault.sections import bullets, split_body
+from wikic.vault.tree import Vault
 
 DATA = Path(__file__).parent / "data" / "ingest"
 GOLDEN = Path(__file__).parent / "golden" / "ingest"

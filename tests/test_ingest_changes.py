@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.ingest_fakes import IngestScript, ScriptedTopic, two_source_script
-from tests.wikitools import git, make_wiki, snapshot
-from wikic.catalog import render_index
+from tests.helpers.ingest_fakes import IngestScript, ScriptedTopic, two_source_script
+from tests.helpers.wikitools import git, make_wiki, snapshot
 from wikic.errors import GenerationError
 from wikic.ingest.pipeline import IngestRequest, ingest
-from wikic.links import parse_links
 from wikic.llm.fake import FakeBackend
-from wikic.sections import bullets, split_body
-from wikic.vault import Vault
+from wikic.vault.catalog import render_index
+from wikic.vault.links import parse_links
+from wikic.vault.sections import bullets, split_body
+from wikic.vault.tree import Vault
 
 DATA = Path(__file__).parent / "data" / "ingest"
 DAY = dt.date(2026, 11, 22)
@@ -178,8 +178,8 @@ DRIVER = textwrap.dedent(
     import datetime as dt, os, signal, sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[3])
-    from tests.ingest_fakes import two_source_script
-    from wikic import journal
+    from tests.helpers.ingest_fakes import two_source_script
+    from wikic.operation import journal
     from wikic.ingest.pipeline import IngestRequest, ingest
     from wikic.paths import open_paths
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.ingest_fakes import two_source_script
-from tests.wikitools import make_wiki
+from tests.helpers.ingest_fakes import two_source_script
+from tests.helpers.wikitools import make_wiki
 from wikic.cli import app, backends
 
 DATA = Path(__file__).parent / "data" / "ingest"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tests.wikitools import commit_pages, git, page_text
+from tests.helpers.wikitools import commit_pages, git, page_text
 from wikic.cli import app
 from wikic.paths import open_paths
 

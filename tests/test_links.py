@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wikic.links import (
+from wikic.vault.links import (
     FORBIDDEN_IN_ALIAS,
     FORBIDDEN_IN_TARGET,
     WikiLink,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint_fixtures import (
+from tests.helpers.lint_fixtures import (
     DAY,
     FixtureWiki,
     build_clean_wiki,
@@ -17,9 +17,9 @@ from tests.lint_fixtures import (
     topic_page,
 )
 from wikic.errors import ConfigError, UsageError
-from wikic.journal import Change, Journal
 from wikic.lint import RULES, Finding, LintOptions, run_lint
-from wikic.lock import writer_lock
+from wikic.operation.journal import Change, Journal
+from wikic.operation.lock import writer_lock
 
 KV = "wiki/concepts/kv-cache.md"
 PREFIX = "wiki/concepts/prefix-caching.md"
@@ -403,7 +403,7 @@ def test_unknown_rule_ids_are_clear_errors(wiki: FixtureWiki) -> None:
 
 
 def test_lint_is_read_only(wiki: FixtureWiki) -> None:
-    from tests.wikitools import git, snapshot
+    from tests.helpers.wikitools import git, snapshot
 
     _interrupt(wiki)
     (wiki.root / "raw" / "kv-cache.md").write_text("changed")
@@ -422,8 +422,8 @@ def test_source_page_fixture_matches_ingest_layout() -> None:
 def test_wiki_compiled_by_ingest_lints_clean(tmp_path: Path) -> None:
     import shutil
 
-    from tests.ingest_fakes import two_source_script
-    from tests.wikitools import make_wiki
+    from tests.helpers.ingest_fakes import two_source_script
+    from tests.helpers.wikitools import make_wiki
     from wikic.ingest.pipeline import IngestRequest, ingest
 
     paths = make_wiki(tmp_path / "w")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint_fixtures import DAY, FixtureWiki, build_clean_wiki, topic_page
+from tests.helpers.lint_fixtures import DAY, FixtureWiki, build_clean_wiki, topic_page
 from wikic.lint import LintOptions, run_lint
 from wikic.lint.runner import structural_findings
 from wikic.lint.scan import scan_wiki

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.lint_fixtures import FixtureWiki, build_clean_wiki, topic_page
+from tests.helpers.lint_fixtures import FixtureWiki, build_clean_wiki, topic_page
 from wikic.cli import app, backends
 from wikic.lint import EXIT_BUSY, RULES
 from wikic.llm.fake import FakeBackend
-from wikic.lock import writer_lock
+from wikic.operation.lock import writer_lock
 
 runner = CliRunner()
 KV = "wiki/concepts/kv-cache.md"

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint_fixtures import DAY, FixtureWiki, build_clean_wiki
-from tests.wikitools import git, snapshot
+from tests.helpers.lint_fixtures import DAY, FixtureWiki, build_clean_wiki
+from tests.helpers.wikitools import git, snapshot
 from wikic.errors import GitStateError, LockBusyError
-from wikic.journal import Change, Journal
 from wikic.lint import LintOptions, run_lint
-from wikic.lock import writer_lock
-from wikic.logbook import parse_entries
+from wikic.operation.journal import Change, Journal
+from wikic.operation.lock import writer_lock
+from wikic.vault.logbook import parse_entries
 
 KV = "wiki/concepts/kv-cache.md"
 GEMMA = "wiki/entities/gemma-3.md"

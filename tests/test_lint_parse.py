@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wikic.errors import PageError
-from wikic.links import iter_links
 from wikic.lint.names import name_key, near_duplicate_pairs, within_one_edit
 from wikic.lint.parse import section_claims, split_block_id
 from wikic.lint.scan import scan_page
 from wikic.lint.yamlfast import fast_props
-from wikic.pages import Page, parse_page, render_page
-from wikic.sections import FACTS, bullets, split_body
+from wikic.vault.links import iter_links
+from wikic.vault.pages import Page, parse_page, render_page
+from wikic.vault.sections import FACTS, bullets, split_body
 
 KEYS = st.sampled_from(
     ["type", "title", "tags", "aliases", "sources", "on", "yes", "null", "true", "x-y", "a_b", "n1"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint_fixtures import DAY, FixtureWiki, build_clean_wiki, fact_line, topic_page
-from tests.wikitools import git
+from tests.helpers.lint_fixtures import DAY, FixtureWiki, build_clean_wiki, fact_line, topic_page
+from tests.helpers.wikitools import git
 from wikic.errors import BackendError, GenerationError
 from wikic.lint import LintOptions, run_lint
 from wikic.lint.semantic import CACHE_NAME, contradiction_schema

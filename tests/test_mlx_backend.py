@@ -46,15 +46,15 @@ PROMPT = [system("You are a tiny test model. " * 4), user("Write something.")]
 
 @pytest.fixture(scope="module")
 def chat_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from tests._tiny_tokenizer import build_tokenizer, load_tokenizer
+    from tests.helpers.tiny_tokenizer import build_tokenizer, load_tokenizer
 
     return load_tokenizer(build_tokenizer(tmp_path_factory.mktemp("tok")))
 
 
 def _backend(arch: str, tokenizer: Any, model: Any = None, **kwargs: Any) -> Any:
-    from tests._tiny_models import tiny_fingerprint, tiny_model
+    from tests.helpers.tiny_models import tiny_fingerprint, tiny_model
+    from wikic.llm.cache.prefix import PrefixCache
     from wikic.llm.mlx_backend import MlxBackend
-    from wikic.llm.prefix_cache import PrefixCache
 
     model = model if model is not None else tiny_model(arch)
     cache = PrefixCache(None, fingerprint=tiny_fingerprint(model), max_bytes=1 << 28)
@@ -122,8 +122,8 @@ def test_sampling_is_seeded(chat_tokenizer: Any) -> None:
 
 
 def test_stops_at_eos_and_at_the_turn_end_token(tmp_path: Path) -> None:
-    from tests._tiny_models import tiny_model
-    from tests._tiny_tokenizer import build_tokenizer, load_tokenizer
+    from tests.helpers.tiny_models import tiny_model
+    from tests.helpers.tiny_tokenizer import build_tokenizer, load_tokenizer
 
     # EOS is <|endoftext|>; <|im_end|> only closes the chat turn, and must stop decoding too
     tok = load_tokenizer(build_tokenizer(tmp_path / "t", eos="<|endoftext|>"))
@@ -159,7 +159,7 @@ def test_random_model_under_the_grammar_gives_valid_json(
 
 
 def test_forced_runs_go_through_the_model_in_batches(chat_tokenizer: Any) -> None:
-    from tests._tiny_models import tiny_model
+    from tests.helpers.tiny_models import tiny_model
 
     model = Scripted(tiny_model("llama"), {})
     backend = _backend("llama", chat_tokenizer, model=model)
@@ -220,10 +220,10 @@ def test_control_strings_in_segments_never_reach_the_model_as_controls(
 @pytest.fixture
 def tiny_dirs(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     """Two tiny local model directories (weights + tokenizer) and clean factory caches."""
-    from tests._tiny_models import save_tiny_model
-    from tests._tiny_tokenizer import build_tokenizer
+    from tests.helpers.tiny_models import save_tiny_model
+    from tests.helpers.tiny_tokenizer import build_tokenizer
     from wikic.llm.factory import clear_backends
-    from wikic.llm.models import clear_model_cache
+    from wikic.llm.models.resolve import clear_model_cache
 
     dirs = []
     for arch in ("llama", "qwen2"):
@@ -311,9 +311,9 @@ class Summary(BaseModel):
 
 
 def _real_backend(installed_model: Any, name: str) -> Any:
+    from wikic.llm.cache.prefix import PrefixCache
     from wikic.llm.mlx_backend import MlxBackend
-    from wikic.llm.models import load_mlx_model
-    from wikic.llm.prefix_cache import PrefixCache
+    from wikic.llm.models.resolve import load_mlx_model
 
     resolved = installed_model(name)
     model, tokenizer = load_mlx_model(resolved)

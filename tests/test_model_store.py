@@ -12,14 +12,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests._tiny_gguf import write_tiny_gguf
+from tests.helpers.tiny_gguf import write_tiny_gguf
 from wikic.cli import app
 from wikic.config import Config
 from wikic.errors import ModelError
-from wikic.llm import model_fetch, model_store
-from wikic.llm.model_fetch import PackageFile
-from wikic.llm.model_store import BuiltinModel, install, remove
-from wikic.llm.models import directory_fingerprint, resolve_model
+from wikic.llm.models import fetch as model_fetch
+from wikic.llm.models import store as model_store
+from wikic.llm.models.fetch import PackageFile
+from wikic.llm.models.resolve import directory_fingerprint, resolve_model
+from wikic.llm.models.store import BuiltinModel, install, remove
 
 runner = CliRunner()
 NAME = "tiny-test"

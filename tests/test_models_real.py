@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 import regex
 
-from tests._model_fixtures import wheels_dir
-from wikic.llm import model_store
-from wikic.llm.gguf_reader import read_gguf
-from wikic.llm.model_fetch import assemble, locate_parts
-from wikic.llm.models import ResolvedModel, load_mlx_model
+from tests.helpers.model_fixtures import wheels_dir
+from wikic.llm.models import store as model_store
+from wikic.llm.models.fetch import assemble, locate_parts
+from wikic.llm.models.gguf.reader import read_gguf
+from wikic.llm.models.resolve import ResolvedModel, load_mlx_model
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 Installed = Callable[[str], ResolvedModel]
@@ -235,7 +235,7 @@ def test_perplexity_of_plain_english_is_low(installed_model: Installed, name: st
 
 def test_two_roles_share_one_loaded_model(installed_model: Installed) -> None:
     from wikic.config import Config
-    from wikic.llm.models import resolve_model
+    from wikic.llm.models.resolve import resolve_model
 
     resolved = installed_model("smollm2-135m")
     config = Config(models_dir=str(resolved.path.parent), roles={"extract": "smollm2-135m"})

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.wikitools import commit_pages, git, make_wiki, page_text, snapshot
-from wikic import journal as journal_mod
+from tests.helpers.wikitools import commit_pages, git, make_wiki, page_text, snapshot
 from wikic.errors import GitStateError, LockBusyError, OperationError
-from wikic.lock import writer_lock
-from wikic.operation import Plan, writing
+from wikic.operation import journal as journal_mod
+from wikic.operation.lock import writer_lock
+from wikic.operation.transaction import Plan, writing
 from wikic.undo import undo_last
 
 
@@ -89,7 +89,7 @@ def test_full_disk_while_preparing_changes_nothing(wiki, monkeypatch: pytest.Mon
 
 def test_failed_commit_rolls_back_files_and_index(wiki, monkeypatch: pytest.MonkeyPatch) -> None:
     before = snapshot(wiki.root)
-    from wikic import operation
+    from wikic.operation import transaction as operation
 
     def failing_commit(*args, **kwargs):
         raise OperationError("git commit failed: disk full")

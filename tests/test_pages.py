@@ -5,10 +5,10 @@ import datetime as dt
 import pytest
 import yaml
 
-from wikic.catalog import render_index
 from wikic.errors import PageError
-from wikic.logbook import LogEntry, append_entry, parse_entries
-from wikic.pages import Page, is_valid_tag, parse_page, property_problems, render_page, to_tag
+from wikic.vault.catalog import render_index
+from wikic.vault.logbook import LogEntry, append_entry, parse_entries
+from wikic.vault.pages import Page, is_valid_tag, parse_page, property_problems, render_page, to_tag
 
 
 def test_render_is_deterministic_and_parses_back() -> None:

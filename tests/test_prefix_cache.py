@@ -15,7 +15,7 @@ mx = import_mlx_core()
 
 from mlx_lm.models.cache import RotatingKVCache, make_prompt_cache  # noqa: E402
 
-from tests._tiny_models import (  # noqa: E402
+from tests.helpers.tiny_models import (  # noqa: E402
     TINY_WINDOW,
     greedy_decode,
     max_abs_diff,
@@ -24,7 +24,7 @@ from tests._tiny_models import (  # noqa: E402
     tiny_tokens,
 )
 from wikic.errors import CacheError  # noqa: E402
-from wikic.llm.prefix_cache import PrefixCache  # noqa: E402
+from wikic.llm.cache.prefix import PrefixCache  # noqa: E402
 
 pytestmark = pytest.mark.mlx
 

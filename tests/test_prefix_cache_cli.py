@@ -59,8 +59,8 @@ def test_the_cache_commands_do_not_import_mlx(tmp_path: Path) -> None:
 @pytest.mark.mlx
 def test_stats_then_clear_with_entries(tmp_path: Path) -> None:
     pytest.importorskip("mlx.core")
-    from tests._tiny_models import tiny_fingerprint, tiny_model, tiny_tokens
-    from wikic.llm.prefix_cache import PrefixCache
+    from tests.helpers.tiny_models import tiny_fingerprint, tiny_model, tiny_tokens
+    from wikic.llm.cache.prefix import PrefixCache
 
     root = make_plain_wiki(tmp_path / "w", "cache:\n  max_bytes: 100000000\n")
     paths = open_paths(root)

@@ -23,7 +23,8 @@ mx = import_mlx_core()
 
 from mlx_lm.models.cache import KVCache  # noqa: E402
 
-from tests._tiny_models import (  # noqa: E402
+from tests.conftest import REPO_ROOT  # noqa: E402
+from tests.helpers.tiny_models import (  # noqa: E402
     TINY_WINDOW,
     greedy_decode,
     max_abs_diff,
@@ -31,9 +32,8 @@ from tests._tiny_models import (  # noqa: E402
     tiny_model,
     tiny_tokens,
 )
-from tests.conftest import REPO_ROOT  # noqa: E402
-from wikic.llm.kv_store import INDEX_NAME, DiskStore, Snapshot  # noqa: E402
-from wikic.llm.prefix_cache import PrefixCache  # noqa: E402
+from wikic.llm.cache.disk import INDEX_NAME, DiskStore, Snapshot  # noqa: E402
+from wikic.llm.cache.prefix import PrefixCache  # noqa: E402
 
 pytestmark = pytest.mark.mlx
 
@@ -53,8 +53,8 @@ WORKER = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from tests._tiny_models import greedy_decode, tiny_fingerprint, tiny_model
-    from wikic.llm.prefix_cache import PrefixCache
+    from tests.helpers.tiny_models import greedy_decode, tiny_fingerprint, tiny_model
+    from wikic.llm.cache.prefix import PrefixCache
 
     args = json.loads(sys.argv[1])
     model = tiny_model(args["arch"], **args["overrides"])

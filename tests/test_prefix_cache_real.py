@@ -35,9 +35,9 @@ def test_gemma3_reuses_a_prefix_longer_than_its_window(
     from mlx_lm.models.cache import RotatingKVCache
     from mlx_lm.server import LRUPromptCache
 
-    from tests._tiny_models import greedy_decode, max_abs_diff
-    from wikic.llm.models import load_mlx_model
-    from wikic.llm.prefix_cache import PrefixCache
+    from tests.helpers.tiny_models import greedy_decode, max_abs_diff
+    from wikic.llm.cache.prefix import PrefixCache
+    from wikic.llm.models.resolve import load_mlx_model
 
     resolved = installed_model("gemma3-270m")
     model, tokenizer = load_mlx_model(resolved)

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.storetools import sample_wiki, write_page
-from tests.wikitools import commit_pages, page_text
+from tests.helpers.storetools import sample_wiki, write_page
+from tests.helpers.wikitools import commit_pages, page_text
 from wikic.errors import UsageError
 from wikic.llm.fake import FakeBackend
-from wikic.query import NOTHING_FOUND, answer_question, check_citations
-from wikic.query_context import NOT_IN_WIKI, catalog_text, excerpt, pack_pages, task_text
-from wikic.store import open_store
+from wikic.query.answer import NOTHING_FOUND, answer_question, check_citations
+from wikic.query.context import NOT_IN_WIKI, catalog_text, excerpt, pack_pages, task_text
+from wikic.store.db import open_store
 
 GOOD = (
     "Snapshots are taken at segment boundaries [[sources/paper#^p1]], never by trimming; "

@@ -11,17 +11,17 @@ import frontmatter
 import pytest
 from typer.testing import CliRunner
 
-from tests.storetools import sample_wiki
-from tests.wikitools import git
+from tests.helpers.storetools import sample_wiki
+from tests.helpers.wikitools import git
 from wikic.cli import app, backends
 from wikic.errors import OperationError
-from wikic.links import parse_links
 from wikic.llm.fake import FakeBackend
-from wikic.query import answer_question
-from wikic.query_context import NOT_IN_WIKI
-from wikic.query_save import marp_slides, save_answer
-from wikic.sections import RELATED, bullets, split_body
-from wikic.vault import Vault
+from wikic.query.answer import answer_question
+from wikic.query.context import NOT_IN_WIKI
+from wikic.query.save import marp_slides, save_answer
+from wikic.vault.links import parse_links
+from wikic.vault.sections import RELATED, bullets, split_body
+from wikic.vault.tree import Vault
 
 runner = CliRunner()
 QUESTION = "Where are snapshots persisted?"
@@ -245,7 +245,7 @@ def test_cli_model_override_reaches_the_backend_factory(wiki, monkeypatch) -> No
 
 
 def test_cli_save_no_wait_fails_when_a_writer_holds_the_lock(wiki, fake) -> None:
-    from wikic.lock import writer_lock
+    from wikic.operation.lock import writer_lock
 
     with writer_lock(wiki.lock_file, op="other", wait=0):
         result = run(wiki, QUESTION, "--save", "--no-wait")

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tests.storetools import sample_wiki, write_page
-from tests.wikitools import page_text
+from tests.helpers.storetools import sample_wiki, write_page
+from tests.helpers.wikitools import page_text
 from wikic.cli import app
 from wikic.errors import UsageError
-from wikic.store import Store, open_store
-from wikic.store_search import Term, fts_expression, parse_query, parse_where
+from wikic.store.db import Store, open_store
+from wikic.store.search import Term, fts_expression, parse_query, parse_where
 
 runner = CliRunner()
 

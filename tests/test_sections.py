@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from wikic.sections import FACTS, bullets, split_body
+from wikic.vault.sections import FACTS, bullets, split_body
 
 BODY = """# Alpha
 

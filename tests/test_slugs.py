@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wikic.errors import PageError
-from wikic.slugs import MAX_SLUG_BYTES, safe_page_path, slugify, unique_slug
+from wikic.vault.slugs import MAX_SLUG_BYTES, safe_page_path, slugify, unique_slug
 
 NASTY = [
     "../x", "../../etc/passwd", "/etc/passwd", "a\x00b", "CON", "nul", "Com1", "index", "log",

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.storetools import sample_wiki, write_page
-from tests.wikitools import commit_pages, git, page_text
-from wikic import store as store_mod
-from wikic.links import WikiLink
-from wikic.pages import Page
-from wikic.store import STALE_MARKER, Store, open_store
-from wikic.store_schema import SCHEMA_VERSION
+from tests.helpers.storetools import sample_wiki, write_page
+from tests.helpers.wikitools import commit_pages, git, page_text
+from wikic.store import db as store_mod
+from wikic.store.db import STALE_MARKER, Store, open_store
+from wikic.store.schema import SCHEMA_VERSION
 from wikic.undo import undo_last
-from wikic.vault import Vault
+from wikic.vault.links import WikiLink
+from wikic.vault.pages import Page
+from wikic.vault.tree import Vault
 
 
 @pytest.fixture

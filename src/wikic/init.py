@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from wikic.catalog import render_index
 from wikic.config import CONFIG_NAME, Config, template_text
 from wikic.errors import WikicError, WikiExistsError
-from wikic.gitrepo import init_repo, open_repo
-from wikic.logbook import LOG_HEADER
-from wikic.operation import OpResult, Plan, writing
+from wikic.operation.gitrepo import init_repo, open_repo
+from wikic.operation.transaction import OpResult, Plan, writing
 from wikic.paths import AGENTS_NAME, STATE_DIR, WikiPaths
+from wikic.vault.catalog import render_index
+from wikic.vault.logbook import LOG_HEADER
 
 GITIGNORE_LINE = f"/{STATE_DIR}/"
 

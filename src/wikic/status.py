@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from wikic.journal import pending
-from wikic.logbook import LogEntry, parse_entries
+from wikic.operation.journal import pending
 from wikic.paths import WikiPaths
-from wikic.sources import hash_raw, list_raw
-from wikic.vault import Vault
+from wikic.vault.logbook import LogEntry, parse_entries
+from wikic.vault.sources import hash_raw, list_raw
+from wikic.vault.tree import Vault
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from pathlib import Path
 import git
 
 from wikic.errors import OperationError
-from wikic.gitrepo import OpCommit, op_commits, working_tree_dirty
-from wikic.operation import OpResult, Plan, writing
+from wikic.operation.gitrepo import OpCommit, op_commits, working_tree_dirty
+from wikic.operation.transaction import OpResult, Plan, writing
 from wikic.paths import WikiPaths
 
 

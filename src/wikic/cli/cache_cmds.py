@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from wikic.cli.app import JSON_OPTION, app, out_console, print_json, state
-from wikic.llm.kv_store import DiskStats, DiskStore
+from wikic.llm.cache.disk import DiskStats, DiskStore
 from wikic.paths import open_paths
 
 cache_app = typer.Typer(

@@ -18,8 +18,8 @@ from rich.table import Table
 
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json, state
 from wikic.config import Config
-from wikic.llm import model_store
-from wikic.llm.model_store import InstallProgress
+from wikic.llm.models import store as model_store
+from wikic.llm.models.store import InstallProgress
 from wikic.paths import find_root, open_paths
 
 model_app = typer.Typer(
@@ -170,7 +170,7 @@ def info(
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Show a model (built-in, local directory or HF repo id) and the runtime: device and BLAS."""
-    from wikic.llm.models import resolve_model, runtime_report
+    from wikic.llm.models.resolve import resolve_model, runtime_report
 
     config = _config()
     name = name or config.model

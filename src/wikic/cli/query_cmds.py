@@ -17,12 +17,12 @@ from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
 from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
-from wikic.pages import render_page
 from wikic.paths import WikiPaths
-from wikic.query import QueryResult, answer_question
-from wikic.query_save import ANALYSIS_FOLDER, SavedAnalysis, analysis_page, save_answer
-from wikic.slugs import slugify
-from wikic.store import open_store
+from wikic.query.answer import QueryResult, answer_question
+from wikic.query.save import ANALYSIS_FOLDER, SavedAnalysis, analysis_page, save_answer
+from wikic.store.db import open_store
+from wikic.vault.pages import render_page
+from wikic.vault.slugs import slugify
 
 
 @app.command()

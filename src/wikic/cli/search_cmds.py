@@ -12,8 +12,8 @@ from rich.text import Text
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json
 from wikic.cli.wiki_cmds import current_paths
 from wikic.errors import UsageError
-from wikic.store import SearchHit, Store, open_store
-from wikic.store_search import parse_where
+from wikic.store.db import SearchHit, Store, open_store
+from wikic.store.search import parse_where
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import typer
 
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json, state
 from wikic.init import init_wiki
-from wikic.operation import recover_if_idle
+from wikic.operation.transaction import recover_if_idle
 from wikic.paths import WikiPaths, open_paths
 from wikic.status import read_log, wiki_status
 from wikic.undo import undo_last

@@ -18,7 +18,7 @@ from wikic.ingest.names import topic_key
 from wikic.ingest.schemas import combine_model, extraction_model
 from wikic.ingest.text import Section, Sentence, make_sections, numbered_text, sentences_of
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
-from wikic.sources import Paragraph, Source, split_paragraphs
+from wikic.vault.sources import Paragraph, Source, split_paragraphs
 
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON

@@ -17,14 +17,14 @@ from wikic.errors import SourceError, UsageError, WikicError
 from wikic.ingest.extract import Extraction, extract_source
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.write import SourceWrite, write_source
-from wikic.links import link
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
-from wikic.operation import Plan, Writer, writing
-from wikic.pages import render_page
+from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
-from wikic.sources import Source, list_raw, load_source, resolve_source_path
 from wikic.status import source_pages_by_raw, source_states
-from wikic.vault import Vault
+from wikic.vault.links import link
+from wikic.vault.pages import render_page
+from wikic.vault.sources import Source, list_raw, load_source, resolve_source_path
+from wikic.vault.tree import Vault
 
 ProgressFn = Callable[["ProgressEvent"], None]
 

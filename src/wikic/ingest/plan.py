@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.names import match_key
-from wikic.pages import TYPE_FOLDERS
-from wikic.slugs import safe_page_path, slugify, unique_slug
-from wikic.vault import Vault
+from wikic.vault.pages import TYPE_FOLDERS
+from wikic.vault.slugs import safe_page_path, slugify, unique_slug
+from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from wikic.ingest.extract import Extraction
 from wikic.ingest.grounding import related
 from wikic.ingest.text import quote
-from wikic.links import link
-from wikic.pages import Page, to_tag
-from wikic.sections import (
+from wikic.vault.links import link
+from wikic.vault.pages import Page, to_tag
+from wikic.vault.sections import (
     CONTRADICTIONS,
     FACTS,
     RELATED,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wikic.sources import Paragraph
+from wikic.vault.sources import Paragraph
 
 _ABBREVIATIONS = {
     "e.g", "i.e", "etc", "vs", "cf", "dr", "mr", "mrs", "ms", "prof", "fig", "no", "vol",

@@ -26,11 +26,11 @@ from wikic.ingest.render import (
 )
 from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
 from wikic.ingest.text import quote
-from wikic.links import link
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
-from wikic.pages import Page
-from wikic.sections import split_body
-from wikic.vault import Vault
+from wikic.vault.links import link
+from wikic.vault.pages import Page
+from wikic.vault.sections import split_body
+from wikic.vault.tree import Vault
 
 MAX_OLD_FACTS = 10
 MAX_KEY_CLAIMS = 12

@@ -15,11 +15,11 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from wikic.links import link as render_link
 from wikic.lint.findings import Finding
 from wikic.lint.names import name_key
 from wikic.lint.rules_links import is_attachment
 from wikic.lint.scan import PageScan, WikiScan
+from wikic.vault.links import link as render_link
 
 MIN_PAGES = 2
 MAX_MISSING = 20

@@ -17,17 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikic.catalog import render_index
 from wikic.ingest.render import add_contradictions as add_contradiction_entries
-from wikic.links import WikiLink, parse_inner
 from wikic.lint.parse import LINK_RE
 from wikic.lint.rules_links import LinkChecker, is_attachment
 from wikic.lint.rules_pages import link_in_nested
 from wikic.lint.scan import PageScan, WikiScan, split_file
 from wikic.lint.semantic import ContradictionPair
-from wikic.operation import Plan
-from wikic.pages import DEPRECATED_PROPERTIES, Page, render_page
-from wikic.sections import CONTRADICTIONS, FACTS, bullets, split_body
+from wikic.operation.transaction import Plan
+from wikic.vault.catalog import render_index
+from wikic.vault.links import WikiLink, parse_inner
+from wikic.vault.pages import DEPRECATED_PROPERTIES, Page, render_page
+from wikic.vault.sections import CONTRADICTIONS, FACTS, bullets, split_body
 
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)  # python-frontmatter's YAML boundary
 _SPLIT_VALUES = {"tag": r"[,\s]+", "cssclass": r"[,\s]+"}  # alias values keep their commas

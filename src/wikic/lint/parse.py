@@ -1,6 +1,6 @@
-"""Markdown-level parsing lint needs beyond `wikic.links` and `wikic.sections`, built for speed.
+"""Markdown-level parsing lint needs beyond `wikic.vault.links` and `wikic.vault.sections`, built for speed.
 
-`LINK_RE` finds the same links as `wikic.links.iter_links` (it starts with the literal `[[`, so
+`LINK_RE` finds the same links as `wikic.vault.links.iter_links` (it starts with the literal `[[`, so
 the regex engine can skip ahead; an embed is a match preceded by `!`). `section_claims` gives the
 bullets `sections.bullets(split_body(body).get(heading))` gives, plus their offsets and links
 taken from the page's own link list, so no bullet is masked and parsed twice.
@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from wikic.links import WikiLink
-from wikic.sections import STATUS_RE
+from wikic.vault.links import WikiLink
+from wikic.vault.sections import STATUS_RE
 
 if TYPE_CHECKING:
     from wikic.lint.scan import Link

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from wikic.links import WikiLink, normalize_target
-from wikic.links import link as render_link
 from wikic.lint.findings import Finding, Level
 from wikic.lint.names import NameIndex
 from wikic.lint.parse import is_valid_block
 from wikic.lint.scan import PageScan, WikiScan
+from wikic.vault.links import WikiLink, normalize_target
+from wikic.vault.links import link as render_link
 
 SNIPPET_CHARS = 80
 

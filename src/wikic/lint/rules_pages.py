@@ -13,12 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from wikic.catalog import render_index
 from wikic.lint.findings import Finding
 from wikic.lint.names import name_key, near_duplicate_pairs
 from wikic.lint.rules_links import snippet
 from wikic.lint.scan import WikiScan
-from wikic.pages import (
+from wikic.vault.catalog import render_index
+from wikic.vault.pages import (
     DEPRECATED_PROPERTIES,
     PAGE_TYPES,
     PROPERTY_TYPES,

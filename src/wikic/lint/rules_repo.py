@@ -19,12 +19,12 @@ from pathlib import Path, PurePosixPath
 
 import git
 
-from wikic.gitrepo import open_repo
-from wikic.journal import pending
 from wikic.lint.findings import Finding
 from wikic.lint.scan import PageScan, WikiScan
+from wikic.operation.gitrepo import open_repo
+from wikic.operation.journal import pending
 from wikic.paths import WikiPaths
-from wikic.sources import TEXT_SUFFIXES, sha256_bytes, split_paragraphs
+from wikic.vault.sources import TEXT_SUFFIXES, sha256_bytes, split_paragraphs
 
 
 @dataclass

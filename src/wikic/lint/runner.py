@@ -46,7 +46,7 @@ from wikic.lint.rules_repo import (
 from wikic.lint.scan import WikiScan, scan_wiki
 from wikic.lint.semantic import ContradictionPair, Progress, SemanticResult, run_semantic
 from wikic.llm.backend import Backend
-from wikic.operation import writing
+from wikic.operation.transaction import writing
 from wikic.paths import WikiPaths
 
 DEFAULT_WAIT_S = 5.0

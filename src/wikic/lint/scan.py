@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from frontmatter.default_handlers import YAMLHandler
 
 from wikic.errors import PageError
-from wikic.links import HEADING_RE, WikiLink, mask_code, parse_inner
 from wikic.lint.parse import BLOCK_TOKEN_RE, LINK_RE, Claim, is_valid_block, section_claims
 from wikic.lint.yamlfast import load_props
-from wikic.pages import Page, parse_page, property_kind
 from wikic.paths import WikiPaths
-from wikic.sections import CONTRADICTIONS, FACTS
-from wikic.vault import Vault, page_files
+from wikic.vault.links import HEADING_RE, WikiLink, mask_code, parse_inner
+from wikic.vault.pages import Page, parse_page, property_kind
+from wikic.vault.sections import CONTRADICTIONS, FACTS
+from wikic.vault.tree import Vault, page_files
 
 if TYPE_CHECKING:
     from wikic.lint.scan_cache import ScanCache

@@ -19,11 +19,11 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from wikic.links import WikiLink, parse_inner
 from wikic.lint.parse import Claim
 from wikic.lint.scan import Link, PageScan
-from wikic.pages import Page
 from wikic.paths import WikiPaths
+from wikic.vault.links import WikiLink, parse_inner
+from wikic.vault.pages import Page
 
 CACHE_NAME = "lint-scan"  # a folder of SHARDS json files
 FORMAT = 2  # bump when what a scan keeps, or how pages are parsed, changes

@@ -38,12 +38,12 @@ def _mlx_backend(config: Config, model_name: str, cache_dir: Path | None) -> Bac
             "or use a model server with `backend: http` in wikic.yaml.",
         )
     from wikic.llm.blas import ensure_fast_blas
-    from wikic.llm.models import load_mlx_model, resolve_model
+    from wikic.llm.models.resolve import load_mlx_model, resolve_model
 
     resolved = resolve_model(model_name, config)  # a missing model fails before mlx loads
     ensure_fast_blas()  # before anything imports mlx.core
+    from wikic.llm.cache.prefix import PrefixCache
     from wikic.llm.mlx_backend import MlxBackend
-    from wikic.llm.prefix_cache import PrefixCache
 
     directory = cache_dir if config.cache.enabled else None
     gen = config.generation
@@ -79,6 +79,6 @@ def _mlx_backend(config: Config, model_name: str, cache_dir: Path | None) -> Bac
 
 
 def clear_backends() -> None:
-    """Forget the shared backends (their models stay cached by `wikic.llm.models`)."""
+    """Forget the shared backends (their models stay cached by `wikic.llm.models.resolve`)."""
     with _lock:
         _mlx_backends.clear()

@@ -26,7 +26,7 @@ import mlx.core as mx  # noqa: E402
 
 
 class Prefiller(Protocol):
-    """What the backend needs from `wikic.llm.prefix_cache.PrefixCache`."""
+    """What the backend needs from `wikic.llm.cache.prefix.PrefixCache`."""
 
     def prefill(self, model: Any, token_segments: Sequence[Sequence[int]]) -> Any: ...
 

@@ -1,0 +1,1 @@
+"""GGUF → MLX conversion: read, dequantize, map tensors, build config and tokenizer."""

@@ -1,0 +1,245 @@
+"""Every writing operation goes through here: lock → recover → plan → journal → apply → commit.
+
+`writing()` holds the writer lock, finishes or rolls back interrupted operations, and yields a
+`Writer`. `Writer.commit(plan)` adds the regenerated index.md and the log.md entry to the plan's
+page changes and makes them land together, in one git commit, or not at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import secrets
+import shutil
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import git
+
+from wikic.errors import LockBusyError, OperationError
+from wikic.operation.gitrepo import (
+    check_can_commit,
+    commit_paths,
+    find_op_commit,
+    message_with_trailers,
+    open_repo,
+    remove_stale_index_lock,
+    reset_paths,
+)
+from wikic.operation.journal import Change, Journal, pending
+from wikic.operation.lock import writer_lock
+from wikic.paths import WikiPaths
+from wikic.store.db import after_commit
+from wikic.vault.catalog import render_index
+from wikic.vault.logbook import LogEntry, append_entry
+from wikic.vault.pages import Page, parse_page
+from wikic.vault.tree import SPECIAL_FILES, Vault
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Plan:
+    """What an operation wants to change. Paths are relative to the wiki root (posix).
+    `changes[path] = None` deletes the file."""
+
+    op: str
+    title: str
+    changes: dict[str, str | None] = field(default_factory=dict)
+    log_bullets: list[str] = field(default_factory=list)
+    append_log: bool = True
+    undoes: str | None = None
+
+    def write(self, path: str, text: str) -> None:
+        self.changes[path] = text
+
+    def delete(self, path: str) -> None:
+        self.changes[path] = None
+
+
+@dataclass(frozen=True)
+class OpResult:
+    op_id: str | None
+    commit: str | None
+    changed: tuple[str, ...]  # paths written or deleted, relative to the wiki root
+
+    @property
+    def noop(self) -> bool:
+        return not self.changed
+
+
+def new_op_id() -> str:
+    return f"{dt.datetime.now().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def recover(paths: WikiPaths, repo: git.Repo | None) -> list[str]:
+    """Finish or roll back operations a crash interrupted. Caller holds the writer lock."""
+    notes: list[str] = []
+    for directory, journal in pending(paths.journal, paths.root):
+        if journal is None:
+            shutil.rmtree(directory, ignore_errors=True)
+            continue
+        committed = journal.state == "committed" or (
+            repo is not None and find_op_commit(repo, journal.id) is not None
+        )
+        if committed:
+            journal.discard()
+            notes.append(f"completed interrupted operation {journal.id}")
+            continue
+        if repo is not None:
+            remove_stale_index_lock(repo)
+        journal.rollback()
+        if repo is not None:
+            reset_paths(repo, [paths.root / p for p in journal.paths])
+        notes.append(
+            f"rolled back interrupted operation {journal.id} ({journal.manifest.get('op')})"
+        )
+    for note in notes:
+        log.warning(note)
+    return notes
+
+
+class Writer:
+    """Makes the plans of one locked session land. Obtain it from `writing()`."""
+
+    def __init__(self, paths: WikiPaths, repo: git.Repo | None, recovered: list[str]) -> None:
+        self.paths = paths
+        self.repo = repo
+        self.recovered = recovered
+
+    def commit(self, plan: Plan, *, today: dt.date | None = None) -> OpResult:
+        changes = self._full_changes(plan, today or dt.date.today())
+        if not changes:
+            return OpResult(None, None, ())
+        op_id = new_op_id()
+        meta = {"op": plan.op, "title": plan.title}
+        journal = Journal.prepare(
+            self.paths.journal,
+            self.paths.root,
+            op_id,
+            meta,
+            [Change(p, None if t is None else t.encode("utf-8")) for p, t in changes.items()],
+        )
+        journal.apply()
+        try:
+            sha = self._git_commit(plan, op_id, list(changes))
+            journal.set_state("committed")
+        except BaseException:
+            journal.rollback()
+            if self.repo is not None:
+                reset_paths(self.repo, [self.paths.root / p for p in changes])
+            raise
+        journal.discard()
+        after_commit(self.paths, changes)  # keeps the search index current; never raises
+        return OpResult(op_id, sha, tuple(changes))
+
+    def _full_changes(self, plan: Plan, today: dt.date) -> dict[str, str | None]:
+        """The plan's changes plus index.md and log.md, minus writes that change nothing."""
+        for path in plan.changes:
+            self._check_writable(path)
+        changes = {p: t for p, t in plan.changes.items() if t != self._current(p)}
+        wiki_rel = self.paths.rel(self.paths.wiki)
+        if not changes and not plan.undoes:
+            return {}
+        index_rel = f"{wiki_rel}/index.md"
+        log_rel = f"{wiki_rel}/log.md"
+        touches_pages = any(
+            p.startswith(f"{wiki_rel}/") and p not in (index_rel, log_rel) for p in changes
+        )
+        if touches_pages or index_rel in plan.changes:
+            index_text = render_index(self._pages_after(changes))
+            if index_text != self._current(index_rel):
+                changes[index_rel] = index_text
+        if plan.append_log:
+            current_log = changes.get(log_rel) or self._current(log_rel) or ""
+            entry = LogEntry(today, plan.op, plan.title, tuple(plan.log_bullets))
+            changes[log_rel] = append_entry(current_log, entry)
+        return changes
+
+    def _check_writable(self, rel: str) -> None:
+        target = (self.paths.root / rel).resolve()
+        root = self.paths.root.resolve()
+        if not target.is_relative_to(root):
+            raise OperationError(f"refusing to write {rel}: outside the wiki")
+        for forbidden, why in (
+            (self.paths.raw, "raw/ holds immutable sources"),
+            (self.paths.state, ".wikic/ is machine state"),
+            (root / ".git", ".git/ belongs to git"),
+        ):
+            if target == forbidden.resolve() or target.is_relative_to(forbidden.resolve()):
+                raise OperationError(f"refusing to write {rel}: {why}")
+
+    def _current(self, rel: str) -> str | None:
+        path = self.paths.root / rel
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (UnicodeDecodeError, IsADirectoryError):
+            raise OperationError(
+                f"{rel} is not a UTF-8 text file; wikic will not overwrite it",
+                hint="Move it aside or fix it, then run the command again.",
+            ) from None
+
+    def _pages_after(self, changes: Mapping[str, str | None]) -> list[Page]:
+        vault = Vault.load(self.paths.wiki)
+        wiki_rel = self.paths.rel(self.paths.wiki)
+        for rel, text in changes.items():
+            if not rel.startswith(f"{wiki_rel}/") or not rel.endswith(".md"):
+                continue
+            page_rel = rel[len(wiki_rel) + 1 :]
+            if page_rel in SPECIAL_FILES or any(
+                part.startswith(".") for part in page_rel.split("/")
+            ):
+                continue
+            if text is None:
+                vault.remove(page_rel)
+            else:
+                with contextlib.suppress(Exception):
+                    vault.add(parse_page(page_rel, text))
+        return list(vault)
+
+    def _git_commit(self, plan: Plan, op_id: str, changed: list[str]) -> str | None:
+        if self.repo is None or not self.paths.config.git.commit:
+            return None
+        body = "Files:\n" + "\n".join(f"- {p}" for p in sorted(changed))
+        message = message_with_trailers(
+            f"{plan.op}: {plan.title}", body, op_id, plan.op, undoes=plan.undoes
+        )
+        git_cfg = self.paths.config.git
+        return commit_paths(
+            self.repo,
+            [self.paths.root / p for p in changed],
+            message,
+            author_name=git_cfg.author_name,
+            author_email=git_cfg.author_email,
+        )
+
+
+@contextlib.contextmanager
+def writing(
+    paths: WikiPaths,
+    op: str,
+    *,
+    wait: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[Writer]:
+    """Hold the writer lock for one writing session; recover first, check git, yield a Writer."""
+    with writer_lock(paths.lock_file, op=op, wait=wait, on_wait=on_wait):
+        repo = open_repo(paths.root) if paths.config.git.commit else None
+        recovered = recover(paths, repo)
+        if repo is not None:
+            check_can_commit(repo)
+        yield Writer(paths, repo, recovered)
+
+
+def recover_if_idle(paths: WikiPaths) -> list[str]:
+    """For readers: tidy up after a crash if no writer is running; never waits."""
+    if not paths.journal.is_dir() or not any(paths.journal.iterdir()):
+        return []
+    try:
+        with writer_lock(paths.lock_file, op="recover", wait=0):
+            return recover(paths, open_repo(paths.root) if paths.config.git.commit else None)
+    except LockBusyError:
+        return []

@@ -1,0 +1,285 @@
+"""What the store keeps of one page, computed from its text alone (no database here).
+
+Everything in `PageRecord` is a pure function of the page's path and bytes, which is what lets
+the store be rebuilt from the pages at any time. Claims are the `## Facts` bullets, contradictions
+the `## Contradictions` bullets, both parsed with `wikic.vault.sections`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from wikic.errors import PageError
+from wikic.vault.links import (
+    BLOCK_ID_RE,
+    HEADING_RE,
+    WikiLink,
+    iter_links,
+    mask_code,
+    normalize_target,
+)
+from wikic.vault.pages import Page, parse_page
+from wikic.vault.sections import CONTRADICTIONS, FACTS, STATUS_RE, Body, bullets, split_body
+
+_MD_NOISE_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?|\d+\.[ \t]+)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A link from a claim to a block of a source page: `target` as written (`sources/x`),
+    `page` the page path it resolves to (None: no such page; filled in by the store)."""
+
+    target: str
+    block: str | None
+    page: str | None = None
+
+    def render(self) -> str:
+        return WikiLink(self.target, block=self.block).render()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One `## Facts` bullet. `text` has the citation links taken out; `markdown` is the bullet
+    as written (without its marker and block id)."""
+
+    page: str
+    ordinal: int
+    block: str | None
+    text: str
+    markdown: str
+    citations: tuple[Citation, ...]
+
+
+@dataclass(frozen=True)
+class ClaimRef:
+    """A block a contradiction points at: `target` as written (the holding page's name for
+    `[[#^f-1]]`), `page` the page path it resolves to (None: no such page)."""
+
+    target: str
+    block: str
+    page: str | None = None
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """One `## Contradictions` bullet: `status` is open, resolved or None (not marked)."""
+
+    page: str
+    ordinal: int
+    block: str | None
+    status: str | None
+    note: str
+    markdown: str
+    refs: tuple[ClaimRef, ...]
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """The rows of one page file. `broken` holds the parse error of an unreadable page, whose
+    raw text is still indexed so that search finds it."""
+
+    path: str
+    sha: str
+    title: str
+    type: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    summary: str
+    updated: str
+    source_count: int
+    props_json: str
+    prop_values: tuple[tuple[str, str], ...]  # (key, value), lists expanded, case-folded
+    search_body: str
+    blocks: tuple[str, ...]
+    headings: tuple[str, ...]
+    link_keys: tuple[str, ...]  # normalized targets of the page's outgoing links, deduplicated
+    claims: tuple[Claim, ...]
+    contradictions: tuple[Contradiction, ...]
+    broken: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path[:-3] if self.path.endswith(".md") else self.path
+
+
+def content_sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def page_record(path: str, data: bytes) -> PageRecord:
+    """The record of the page file `path` (relative to wiki/) holding `data`."""
+    sha = content_sha(data)
+    try:
+        page = parse_page(path, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return _broken(path, sha, data.decode("utf-8", "replace"), f"{path} is not UTF-8 text")
+    except PageError as exc:
+        return _broken(path, sha, data.decode("utf-8", "replace"), exc.message)
+    props = dict(page.props)
+    updated = props.get("updated") or props.get("ingested") or ""
+    masked = mask_code(page.body)  # block ids and headings outside code
+    links = list(iter_links(page.body))
+    sections = split_body(page.body)
+    return PageRecord(
+        path=path,
+        sha=sha,
+        title=page.title,
+        type=page.type,
+        aliases=tuple(page.aliases),
+        tags=tuple(str(t) for t in _as_list(props.get("tags"))),
+        summary=page.summary,
+        updated=_scalar_text(updated),
+        source_count=len(page.sources),
+        props_json=json.dumps(props, ensure_ascii=False, default=_scalar_text, sort_keys=True),
+        prop_values=tuple(_prop_values(props)),
+        search_body=_reader_text(page.body, links, _title_heading_end(page.body, page.title)),
+        blocks=tuple(sorted(set(BLOCK_ID_RE.findall(masked)))),
+        headings=tuple(HEADING_RE.findall(masked)),
+        link_keys=tuple(
+            dict.fromkeys(normalize_target(lnk.target) for *_, lnk in links if lnk.target)
+        ),
+        claims=tuple(page_claims(page, sections)),
+        contradictions=tuple(page_contradictions(page, sections)),
+    )
+
+
+def _title_heading_end(body: str, title: str) -> int:
+    """Where the body starts after a first `# Title` line (0 if none): the title is indexed
+    on its own, and a snippet should show the text."""
+    start = len(body) - len(body.lstrip("\n"))
+    end = body.find("\n", start)
+    end = len(body) if end == -1 else end
+    return end if body[start:end].strip() == f"# {title}".strip() else 0
+
+
+def _broken(path: str, sha: str, text: str, error: str) -> PageRecord:
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    return PageRecord(
+        path, sha, stem, "", (), (), "", "", 0, "{}", (), search_text(text), (), (), (), (), (),
+        broken=error,
+    )  # fmt: skip
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    return "" if value is None else str(value)
+
+
+def prop_value_key(value: Any) -> str:
+    """How a property value is compared by `--where` / `--tag`: text, case-folded, trimmed."""
+    return " ".join(_scalar_text(value).split()).casefold()
+
+
+def _prop_values(props: dict[str, Any]) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for key, value in props.items():
+        name = str(key).casefold()
+        for item in _as_list(value):
+            if isinstance(item, list | dict):
+                continue  # nested values break Obsidian's rules; lint reports them
+            text = prop_value_key(item)
+            rows.append((name, text.lstrip("#") if name == "tags" else text))
+            target = link_value(text)
+            if target:  # `sources: ["[[sources/x]]"]` is also found by `sources=sources/x`
+                rows.append((name, target))
+    return list(dict.fromkeys(rows))
+
+
+def link_value(value: str) -> str | None:
+    """The normalized target of a property value that is one wikilink (`[[sources/x|X]]`)."""
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]") and text.count("[[") == 1:
+        inner = text[2:-2].split("|", 1)[0].split("#", 1)[0]
+        return normalize_target(inner) or None
+    return None
+
+
+def _display(lnk: WikiLink) -> str:
+    if lnk.alias:
+        return lnk.alias
+    if lnk.block is not None:
+        return ""  # a citation is not prose
+    return lnk.heading or lnk.target.rsplit("/", 1)[-1]
+
+
+def search_text(body: str) -> str:
+    """The body as a reader sees it: links shown as their text, block ids and markup dropped,
+    so that `[[concepts/x|X]] ^f-1a2b` indexes as `X` and snippets read like prose."""
+    return _reader_text(body, list(iter_links(body)), 0)
+
+
+def _reader_text(body: str, links: list[tuple[int, int, WikiLink]], begin: int) -> str:
+    parts: list[str] = []
+    pos = begin
+    for start, end, lnk in links:
+        if start < begin:
+            continue
+        parts.append(body[pos:start])
+        parts.append(_display(lnk))
+        pos = end
+    parts.append(body[pos:])
+    text = BLOCK_ID_RE.sub("", "".join(parts))
+    return _MD_NOISE_RE.sub("", text).replace("**", "")
+
+
+def _strip_links(markdown: str, keep: bool) -> str:
+    out: list[str] = []
+    pos = 0
+    for start, end, lnk in iter_links(markdown):
+        out.append(markdown[pos:start])
+        if keep:
+            out.append(_display(lnk))
+        pos = end
+    out.append(markdown[pos:])
+    return " ".join("".join(out).split())
+
+
+def page_claims(page: Page, sections: Body | None = None) -> list[Claim]:
+    facts = bullets((sections or split_body(page.body)).get(FACTS))
+    return [
+        Claim(
+            page.path,
+            i,
+            b.block,
+            _strip_links(b.text, keep=True),
+            b.text,
+            tuple(Citation(c.target, c.block) for c in b.citations),
+        )
+        for i, b in enumerate(facts)
+    ]
+
+
+def page_contradictions(page: Page, sections: Body | None = None) -> list[Contradiction]:
+    found = []
+    for i, b in enumerate(bullets((sections or split_body(page.body)).get(CONTRADICTIONS))):
+        refs = tuple(
+            ClaimRef(lnk.target or page.name, lnk.block, None if lnk.target else page.path)
+            for lnk in b.links
+            if lnk.block is not None
+        )
+        found.append(Contradiction(page.path, i, b.block, b.status, _note(b.text), b.text, refs))
+    return found
+
+
+def _note(text: str) -> str:
+    """What disagrees: the text after the links (`… vs …: red or blue` → `red or blue`)."""
+    rest = STATUS_RE.sub("", text)
+    last_end = 0
+    for _, end, _lnk in iter_links(rest):
+        last_end = end
+    tail = rest[last_end:].lstrip(" :—-–").strip()
+    return tail or _strip_links(rest, keep=True).lstrip(" :—-–").strip()

@@ -1,0 +1,132 @@
+"""The body layout of entity and concept pages, shared by ingest (writes it) and lint (checks it).
+
+    # Title
+    Summary paragraph.
+    ## Facts            - Claim. [[sources/s#^p3]] ^f-1a2b3c     (one claim per bullet, cited)
+    ## Related          - [[concepts/x|X]]
+    ## Contradictions   - **open** — [[#^f-1a2b3c]] vs [[#^f-4d5e6f]]: what disagrees
+    ## Sources          - [[sources/s|Source title]]
+
+Sections wikic does not know are kept as they are, in place.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from wikic.vault.links import WikiLink, parse_links
+
+FACTS = "Facts"
+RELATED = "Related"
+CONTRADICTIONS = "Contradictions"
+SOURCES = "Sources"
+KNOWN_SECTIONS = (FACTS, RELATED, CONTRADICTIONS, SOURCES)
+_H2_RE = re.compile(r"^## +(.+?) *$")
+_BULLET_RE = re.compile(r"^[-*+] +(.*)$")
+_TRAILING_BLOCK_RE = re.compile(r"\s+\^([A-Za-z0-9-]+)\s*$")
+STATUS_RE = re.compile(r"^\*\*(open|resolved)\*\*")
+
+
+@dataclass
+class Body:
+    """A page body split at `## ` headings. `lead` is everything before the first one."""
+
+    lead: str = ""
+    sections: list[tuple[str, str]] = field(default_factory=list)  # (heading, text) in order
+
+    def get(self, heading: str) -> str | None:
+        for name, text in self.sections:
+            if name.casefold() == heading.casefold():
+                return text
+        return None
+
+    def set(self, heading: str, text: str) -> None:
+        """Replace a section's text, or add it after the known sections that precede it."""
+        for i, (name, _) in enumerate(self.sections):
+            if name.casefold() == heading.casefold():
+                self.sections[i] = (name, text)
+                return
+        order = {h.casefold(): n for n, h in enumerate(KNOWN_SECTIONS)}
+        rank = order.get(heading.casefold(), len(KNOWN_SECTIONS))
+        at = len(self.sections)
+        for i, (name, _) in enumerate(self.sections):
+            if order.get(name.casefold(), -1) > rank:
+                at = i
+                break
+        self.sections.insert(at, (heading, text))
+
+    def remove(self, heading: str) -> None:
+        self.sections = [(n, t) for n, t in self.sections if n.casefold() != heading.casefold()]
+
+    def render(self) -> str:
+        parts = [self.lead.strip("\n")]
+        for name, text in self.sections:
+            parts.append(f"## {name}\n\n{text.strip(chr(10))}".rstrip())
+        return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def split_body(body: str) -> Body:
+    result = Body()
+    current: str | None = None
+    buf: list[str] = []
+    in_fence = False
+    for line in body.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        m = None if in_fence else _H2_RE.match(line)
+        if m:
+            if current is None:
+                result.lead = "\n".join(buf)
+            else:
+                result.sections.append((current, "\n".join(buf)))
+            current, buf = m.group(1), []
+        else:
+            buf.append(line)
+    if current is None:
+        result.lead = "\n".join(buf)
+    else:
+        result.sections.append((current, "\n".join(buf)))
+    return result
+
+
+@dataclass(frozen=True)
+class Bullet:
+    text: str  # without the marker and the trailing block id
+    block: str | None
+    links: tuple[WikiLink, ...]
+
+    @property
+    def citations(self) -> tuple[WikiLink, ...]:
+        """Links to a block of a source page."""
+        return tuple(
+            lnk for lnk in self.links if lnk.block and lnk.target.casefold().startswith("sources/")
+        )
+
+    @property
+    def status(self) -> str | None:
+        m = STATUS_RE.match(self.text)
+        return m.group(1) if m else None
+
+
+def bullets(section_text: str | None) -> list[Bullet]:
+    """Top-level bullets of a section (continuation lines joined)."""
+    if not section_text:
+        return []
+    items: list[list[str]] = []
+    for line in section_text.split("\n"):
+        m = _BULLET_RE.match(line)
+        if m:
+            items.append([m.group(1)])
+        elif items and line.startswith((" ", "\t")) and line.strip():
+            items[-1].append(line.strip())
+    result = []
+    for parts in items:
+        text = " ".join(parts)
+        block = None
+        bm = _TRAILING_BLOCK_RE.search(text)
+        if bm:
+            block = bm.group(1)
+            text = text[: bm.start()]
+        result.append(Bullet(text.strip(), block, tuple(parse_links(text))))
+    return result

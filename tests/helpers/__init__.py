@@ -1,0 +1,1 @@
+"""Shared test helpers: fixtures, fakes and tiny models."""

@@ -1,0 +1,47 @@
+"""Helpers for tests that build wikis and compare their states."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from wikic.init import init_wiki
+from wikic.operation.transaction import Plan, writing
+from wikic.paths import WikiPaths, open_paths
+
+
+def make_wiki(directory: Path) -> WikiPaths:
+    init_wiki(directory)
+    return open_paths(directory)
+
+
+def commit_pages(paths: WikiPaths, pages: dict[str, str | None], title: str = "test op") -> None:
+    with writing(paths, "test") as writer:
+        plan = Plan("test", title)
+        for rel, text in pages.items():
+            if text is None:
+                plan.delete(rel)
+            else:
+                plan.write(rel, text)
+        writer.commit(plan)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the wiki except git's and wikic's machine state."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith((".git/", ".wikic/")) or rel in (".git", ".wikic") or not path.is_file():
+            continue
+        files[rel] = path.read_bytes()
+    return files
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def page_text(title: str, body: str = "Body.") -> str:
+    return f"---\ntype: concept\ntitle: {title}\n---\n\n# {title}\n\n{body}\n"
