@@ -69,8 +69,16 @@ def rows(report: IngestReport, wall: float, label: str) -> list[dict[str, object
             wall_s=outcome.seconds.get(stage, 0.0),
         )
         out.append(row)
-    out.append({"run": label, "stage": "total", "wall_s": round(wall, 2), "status": outcome.status,
-                "pages_created": len(outcome.created), "pages_updated": len(outcome.updated)})  # fmt: skip
+    out.append(
+        {
+            "run": label,
+            "stage": "total",
+            "wall_s": round(wall, 2),
+            "status": outcome.status,
+            "pages_created": len(outcome.created),
+            "pages_updated": len(outcome.updated),
+        }
+    )
     return out
 
 

@@ -147,10 +147,15 @@ def generate_wiki(root: Path, pages: int, seed: int = 0) -> dict[str, int]:
             + "\n\n".join(f"{b.text} ^{b.id}" for b in blocks)
         )
         props = {
-            "type": "source", "title": title, "kind": "article", "raw": raw_rel,
-            "sha256": sha256_bytes(raw_text.encode()), "ingested": DAY,
-            "summary": paras[0][:150], "tags": ["bench"],
-        }  # fmt: skip
+            "type": "source",
+            "title": title,
+            "kind": "article",
+            "raw": raw_rel,
+            "sha256": sha256_bytes(raw_text.encode()),
+            "ingested": DAY,
+            "summary": paras[0][:150],
+            "tags": ["bench"],
+        }
         written.append(Page(f"sources/{slug}.md", props, body))
         sources.append((f"sources/{slug}", title, len(blocks)))
 
@@ -176,17 +181,25 @@ def generate_wiki(root: Path, pages: int, seed: int = 0) -> dict[str, int]:
         related = [topics[(i + 1) % len(topics)]]
         related += rng.sample(topics, k=min(len(topics), rng.randint(1, 4)))
         body = (
-            f"# {title}\n\n{sentence(rng, [])}\n\n## Facts\n\n" + "\n".join(facts)
+            f"# {title}\n\n{sentence(rng, [])}\n\n## Facts\n\n"
+            + "\n".join(facts)
             + "\n\n## Related\n\n"
             + "\n".join(dict.fromkeys(f"- [[{n}|{t}]]" for _, n, t in related if n != name))
             + "\n\n## Sources\n\n"
             + "\n".join(f"- [[{s}|{t}]]" for s, t, _ in cited)
-        )  # fmt: skip
+        )
         props = {
-            "type": kind, "title": title, "aliases": [f"{''.join(w[0] for w in title.split())}-{i}"] if rng.random() < 0.2 else [],
-            "tags": [kind], "summary": sentence(rng, []), "sources": [f"[[{s}]]" for s, _, _ in cited],
-            "created": DAY, "updated": UPDATED,
-        }  # fmt: skip
+            "type": kind,
+            "title": title,
+            "aliases": [f"{''.join(w[0] for w in title.split())}-{i}"]
+            if rng.random() < 0.2
+            else [],
+            "tags": [kind],
+            "summary": sentence(rng, []),
+            "sources": [f"[[{s}]]" for s, _, _ in cited],
+            "created": DAY,
+            "updated": UPDATED,
+        }
         written.append(Page(f"{name}.md", props, body))
 
     for _ in range(n_analyses):
@@ -196,9 +209,14 @@ def generate_wiki(root: Path, pages: int, seed: int = 0) -> dict[str, int]:
             f"{sentence(rng, [])} See [[{n}|{t}]]." for _, n, t in consulted
         )
         props = {
-            "type": "analysis", "title": title, "question": title, "summary": sentence(rng, []),
-            "consulted": [f"[[{n}]]" for _, n, _ in consulted], "created": DAY, "updated": UPDATED,
-        }  # fmt: skip
+            "type": "analysis",
+            "title": title,
+            "question": title,
+            "summary": sentence(rng, []),
+            "consulted": [f"[[{n}]]" for _, n, _ in consulted],
+            "created": DAY,
+            "updated": UPDATED,
+        }
         written.append(Page(f"analyses/{slugify(title)}.md", props, body))
 
     wiki = root / "wiki"
@@ -258,8 +276,9 @@ def timed_runs(root: Path, runs: int) -> tuple[list[dict[str, Any]], list[float]
         t0 = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "wikic", "-C", str(root), "lint", "--quiet"],
-            check=False, capture_output=True,
-        )  # fmt: skip
+            check=False,
+            capture_output=True,
+        )
         command.append(time.perf_counter() - t0)
     return inner, command
 

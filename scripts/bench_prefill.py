@@ -68,7 +68,9 @@ def _load_directory(path: Path) -> tuple[Any, Any, str, int | None]:
     from mlx_lm.utils import load as mlx_load
 
     if not path.is_dir():
-        raise SystemExit(f"{path}: not a model directory (wikic.llm.models.resolve is not available)")
+        raise SystemExit(
+            f"{path}: not a model directory (wikic.llm.models.resolve is not available)"
+        )
     model, tokenizer = mlx_load(str(path))[:2]
     stamp = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(path.iterdir())]
     fingerprint = hashlib.sha256(repr((str(path.resolve()), stamp)).encode()).hexdigest()[:32]
@@ -181,9 +183,19 @@ def worker(args: dict[str, Any]) -> None:
     first_token(pre)
     ttft = time.perf_counter() - start
     np.save(args["logits"], np.array(pre.logits.reshape(-1)))
-    print(json.dumps({"ttft_s": ttft, "alone_s": alone, "load_s": pre.load_s,
-                      "prefill_s": pre.prefill_s, "loaded_bytes": pre.loaded_bytes,
-                      "cached_tokens": pre.cached_tokens, "source": pre.source}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "ttft_s": ttft,
+                "alone_s": alone,
+                "load_s": pre.load_s,
+                "prefill_s": pre.prefill_s,
+                "loaded_bytes": pre.loaded_bytes,
+                "cached_tokens": pre.cached_tokens,
+                "source": pre.source,
+            }
+        )
+    )
 
 
 def warm_from_disk(
@@ -192,17 +204,35 @@ def warm_from_disk(
     import numpy as np
 
     logits_path = directory / "disk_logits.npy"
-    payload = {"model": name, "dir": str(directory), "segments": segments, "step": step,
-               "logits": str(logits_path)}  # fmt: skip
-    proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(payload)],
-                          capture_output=True, text=True, cwd=REPO)  # fmt: skip
+    payload = {
+        "model": name,
+        "dir": str(directory),
+        "segments": segments,
+        "step": step,
+        "logits": str(logits_path),
+    }
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"fresh-process worker failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1]), np.load(logits_path)
 
 
-def bench_row(name: str, model: Any, tokenizer: Any, fingerprint: str, length: int,
-              suffix_len: int, step: int, repeats: int, log: Any) -> dict[str, Any]:  # fmt: skip
+def bench_row(
+    name: str,
+    model: Any,
+    tokenizer: Any,
+    fingerprint: str,
+    length: int,
+    suffix_len: int,
+    step: int,
+    repeats: int,
+    log: Any,
+) -> dict[str, Any]:
     """One prefix length. Every warm run is paired with a suffix-alone run just before it, in the
     same process: their ratio holds up when other processes slow the CPU down."""
     import numpy as np
@@ -240,27 +270,35 @@ def bench_row(name: str, model: Any, tokenizer: Any, fingerprint: str, length: i
     best_disk = min(disk, key=lambda d: d["ttft_s"])
     mb = best_disk["loaded_bytes"] / 2**20
     return {
-        "model": name, "prefix_tokens": length, "suffix_tokens": suffix_len,
+        "model": name,
+        "prefix_tokens": length,
+        "suffix_tokens": suffix_len,
         "cold_ttft_s": round(cold_s, 4),
         "cold_prefill_tok_s": round((length + suffix_len) / cold.prefill_s, 1),
-        "warm_mem_ttft_s": round(best_mem[0], 4), "warm_mem_cached_tokens": best_mem[2].cached_tokens,
+        "warm_mem_ttft_s": round(best_mem[0], 4),
+        "warm_mem_cached_tokens": best_mem[2].cached_tokens,
         "warm_mem_load_s": round(best_mem[2].load_s, 4),
         "warm_disk_ttft_s": round(best_disk["ttft_s"], 4),
         "warm_disk_load_s": round(best_disk["load_s"], 4),
         "warm_disk_prefill_s": round(best_disk["prefill_s"], 4),
-        "warm_disk_cached_tokens": best_disk["cached_tokens"], "disk_loaded_mb": round(mb, 2),
+        "warm_disk_cached_tokens": best_disk["cached_tokens"],
+        "disk_loaded_mb": round(mb, 2),
         "load_ms_per_mb": round(1000 * best_disk["load_s"] / mb, 3) if mb else None,
         "suffix_only_s": round(min([m[1] for m in mem] + [d["alone_s"] for d in disk]), 4),
         "warm_mem_over_suffix_only": round(statistics.median(m[0] / m[1] for m in mem), 2),
-        "warm_disk_over_suffix_only": round(statistics.median(d["ttft_s"] / d["alone_s"] for d in disk), 2),
+        "warm_disk_over_suffix_only": round(
+            statistics.median(d["ttft_s"] / d["alone_s"] for d in disk), 2
+        ),
         "stock_reused_tokens": stock_reused,
         "stock_warm_ttft_s": round(stock_s, 4) if stock_s is not None else None,
-        "max_logit_diff": max(diffs), "stored_bytes": stored,
-    }  # fmt: skip
+        "max_logit_diff": max(diffs),
+        "stored_bytes": stored,
+    }
 
 
-def bench_model(name: str, lengths: list[int], suffix_len: int, step: int, repeats: int,
-                log: Any) -> list[dict[str, Any]]:  # fmt: skip
+def bench_model(
+    name: str, lengths: list[int], suffix_len: int, step: int, repeats: int, log: Any
+) -> list[dict[str, Any]]:
     model, tokenizer, fingerprint, limit = load(name)
     window = sliding_window(model)
     warm_up(model)
@@ -276,13 +314,22 @@ def bench_model(name: str, lengths: list[int], suffix_len: int, step: int, repea
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    cols = [("model", "model"), ("window", "window"), ("prefix_tokens", "prefix"),
-            ("suffix_tokens", "suffix"), ("cold_prefill_tok_s", "cold tok/s"),
-            ("cold_ttft_s", "cold TTFT s"), ("warm_mem_ttft_s", "warm mem s"),
-            ("warm_disk_ttft_s", "warm disk s"), ("suffix_only_s", "suffix alone s"),
-            ("warm_mem_over_suffix_only", "mem/alone"), ("warm_disk_over_suffix_only", "disk/alone"),
-            ("load_ms_per_mb", "load ms/MB"),
-            ("stock_reused_tokens", "stock reused"), ("max_logit_diff", "max |Δlogit|")]  # fmt: skip
+    cols = [
+        ("model", "model"),
+        ("window", "window"),
+        ("prefix_tokens", "prefix"),
+        ("suffix_tokens", "suffix"),
+        ("cold_prefill_tok_s", "cold tok/s"),
+        ("cold_ttft_s", "cold TTFT s"),
+        ("warm_mem_ttft_s", "warm mem s"),
+        ("warm_disk_ttft_s", "warm disk s"),
+        ("suffix_only_s", "suffix alone s"),
+        ("warm_mem_over_suffix_only", "mem/alone"),
+        ("warm_disk_over_suffix_only", "disk/alone"),
+        ("load_ms_per_mb", "load ms/MB"),
+        ("stock_reused_tokens", "stock reused"),
+        ("max_logit_diff", "max |Δlogit|"),
+    ]
     lines = ["| " + " | ".join(h for _, h in cols) + " |", "|" + "---|" * len(cols)]
     for row in rows:
         lines.append(
@@ -321,15 +368,22 @@ def plot(rows: list[dict[str, Any]], path: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", help=f"comma-separated (default: {','.join(DEFAULT_MODELS)}); "
-                        "tiny:<llama|qwen2|gemma3_text> needs no model store")  # fmt: skip
+    parser.add_argument(
+        "--models",
+        help=f"comma-separated (default: {','.join(DEFAULT_MODELS)}); "
+        "tiny:<llama|qwen2|gemma3_text> needs no model store",
+    )
     parser.add_argument(
         "--prefix-lengths", help="comma-separated token counts (default 512,2048,8192)"
     )
     parser.add_argument("--suffix-tokens", type=int, default=64, help="tokens of the new task (64)")
     parser.add_argument("--step-size", type=int, default=256, help="prefill chunk (256)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="warm and suffix-alone runs per row; the best is kept (3)")  # fmt: skip
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="warm and suffix-alone runs per row; the best is kept (3)",
+    )
     parser.add_argument(
         "--quick", action="store_true", help="one prefix length (600), 32-token suffix"
     )
@@ -343,8 +397,11 @@ def main() -> None:
         return worker(json.loads(args.worker))
 
     models = args.models.split(",") if args.models else DEFAULT_MODELS
-    lengths = [int(x) for x in args.prefix_lengths.split(",")] if args.prefix_lengths else (
-        QUICK_LENGTHS if args.quick else DEFAULT_LENGTHS)  # fmt: skip
+    lengths = (
+        [int(x) for x in args.prefix_lengths.split(",")]
+        if args.prefix_lengths
+        else (QUICK_LENGTHS if args.quick else DEFAULT_LENGTHS)
+    )
     suffix_len = 32 if args.quick and args.suffix_tokens == 64 else args.suffix_tokens
     if args.quick:
         args.repeats = 1

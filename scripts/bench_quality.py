@@ -331,10 +331,17 @@ def _on_target(item: QAItem, passages: Sequence[str]) -> int:
 
 
 def _attempt(
-    system_name: str, item: QAItem, answer: str, raw: str, broken: Sequence[str],
-    passages: Sequence[str], rec: _Recorder, stats: GenerationStats | None, finish_reason: str,
+    system_name: str,
+    item: QAItem,
+    answer: str,
+    raw: str,
+    broken: Sequence[str],
+    passages: Sequence[str],
+    rec: _Recorder,
+    stats: GenerationStats | None,
+    finish_reason: str,
     seconds: float,
-) -> Attempt:  # fmt: skip
+) -> Attempt:
     """`answer` is scored, `raw` (the model's text) has its links counted."""
     called = stats is not None
     context = rec.context() if called else ""
@@ -342,14 +349,24 @@ def _attempt(
     links = [raw[start:end] for start, end, _ in iter_links(raw)]
     example = rec.example()
     return Attempt(
-        system_name, answer, score_answer(item, answer), len(links) - len(broken), len(broken),
-        tuple(broken), len(passages), _on_target(item, passages),
+        system_name,
+        answer,
+        score_answer(item, answer),
+        len(links) - len(broken),
+        len(broken),
+        tuple(broken),
+        len(passages),
+        _on_target(item, passages),
         sum(1 for link in links if example and link == example),
         sum(1 for f in item.facts if re.search(f, context, re.IGNORECASE)),
         rec.count_tokens(context) if context else 0,
-        stats.prompt_tokens, stats.cached_tokens, stats.generated_tokens, round(seconds, 2),
-        finish_reason, called,
-    )  # fmt: skip
+        stats.prompt_tokens,
+        stats.cached_tokens,
+        stats.generated_tokens,
+        round(seconds, 2),
+        finish_reason,
+        called,
+    )
 
 
 def ask_wiki(
@@ -369,9 +386,17 @@ def ask_wiki(
     ]
     stats = result.stats if result.found else None
     return _attempt(
-        "wiki", item, result.answer, result.raw_answer, broken, passages, rec, stats,
-        result.finish_reason, seconds,
-    )  # fmt: skip
+        "wiki",
+        item,
+        result.answer,
+        result.raw_answer,
+        broken,
+        passages,
+        rec,
+        stats,
+        result.finish_reason,
+        seconds,
+    )
 
 
 def _block_line(page: Path, block: str) -> str | None:
@@ -399,17 +424,27 @@ def ask_rag(
     gen_cfg = paths.config.generation
     gen = rec.generate(
         rag_segments(agents, chunks, item.question),
-        max_tokens=max_tokens, temperature=gen_cfg.temperature, seed=gen_cfg.seed,
-    )  # fmt: skip
+        max_tokens=max_tokens,
+        temperature=gen_cfg.temperature,
+        seed=gen_cfg.seed,
+    )
     seconds = time.perf_counter() - start
     _, invalid = check_chunk_citations(gen.text, index.chunks)
     by_id = {c.id: c.text for c in index.chunks}
     cited = dict.fromkeys(_chunk_key(lnk) for _, _, lnk in iter_links(gen.text) if lnk.block)
     passages = [by_id[key] for key in cited if key in by_id]
     return _attempt(
-        "rag", item, gen.text.strip(), gen.text, invalid, passages, rec, gen.stats,
-        gen.finish_reason, seconds,
-    )  # fmt: skip
+        "rag",
+        item,
+        gen.text.strip(),
+        gen.text,
+        invalid,
+        passages,
+        rec,
+        gen.stats,
+        gen.finish_reason,
+        seconds,
+    )
 
 
 def run_bench(
@@ -576,17 +611,19 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--repo", type=Path, default=REPO, help="wiki root holding wiki/ and raw/")
     p.add_argument("--qa", type=Path, default=DEFAULT_QA, help="QA set (YAML)")
     p.add_argument(
-        "--limit", type=int,
+        "--limit",
+        type=int,
         help=f"ask the first N questions (default {DEFAULT_LIMIT}, to stay under 15 minutes)",
-    )  # fmt: skip
+    )
     p.add_argument("--all", action="store_true", help="ask every question of the QA set")
     p.add_argument("--only", help="comma-separated question ids")
     p.add_argument("--systems", default="wiki,rag", help="wiki, rag or both (default)")
     p.add_argument("--model", help="model for both systems (default: the query model)")
     p.add_argument(
-        "--max-answer-tokens", type=int,
+        "--max-answer-tokens",
+        type=int,
         help=f"answer cap (default: query.max_answer_tokens, at most {DEFAULT_ANSWER_CAP})",
-    )  # fmt: skip
+    )
     p.add_argument("--context-tokens", type=int, help="budget for both (query.context_tokens)")
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
@@ -653,9 +690,14 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
 
         start = time.perf_counter()
         rows = run_bench(
-            paths, items, backend, systems=systems, budget=budget, max_tokens=max_tokens,
+            paths,
+            items,
+            backend,
+            systems=systems,
+            budget=budget,
+            max_tokens=max_tokens,
             on_row=progress,
-        )  # fmt: skip
+        )
         wall = time.perf_counter() - start
     summary = summarize(rows, systems)
     setup = {

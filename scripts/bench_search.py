@@ -79,12 +79,17 @@ def generate(root: Path, n_pages: int, seed: int = 7) -> dict[str, int]:
     wiki = root / "wiki"
     (root / "wikic.yaml").write_text("{}\n", encoding="utf-8")
     counts = {
-        "source": n_pages // 5, "entity": n_pages * 2 // 5,
+        "source": n_pages // 5,
+        "entity": n_pages * 2 // 5,
         "analysis": n_pages // 20,
-    }  # fmt: skip
+    }
     counts["concept"] = n_pages - sum(counts.values())
-    folders = {"source": "sources", "entity": "entities", "concept": "concepts",
-               "analysis": "analyses"}  # fmt: skip
+    folders = {
+        "source": "sources",
+        "entity": "entities",
+        "concept": "concepts",
+        "analysis": "analyses",
+    }
     tags = [f"topic-{i}" for i in range(40)] + [f"area/{i}" for i in range(20)]
     names: dict[str, list[tuple[str, str]]] = {}  # type → [(link name, title)]
     for kind, n in counts.items():
@@ -103,8 +108,13 @@ def generate(root: Path, n_pages: int, seed: int = 7) -> dict[str, int]:
             " ".join(text.sentence() for _ in range(rng.randint(2, 5))) + f" ^p{i + 1}"
             for i in range(n_par)
         )
-        source_props = {"type": "source", "title": title, "summary": text.sentence(),
-                        "kind": "article", "ingested": "2025-01-01"}  # fmt: skip
+        source_props = {
+            "type": "source",
+            "title": title,
+            "summary": text.sentence(),
+            "kind": "article",
+            "ingested": "2025-01-01",
+        }
         _write(wiki, Page(f"{name}.md", source_props, body))
     everything = [n for kind in names.values() for n in kind]
     for kind in ("entity", "concept", "analysis"):
@@ -122,17 +132,23 @@ def generate(root: Path, n_pages: int, seed: int = 7) -> dict[str, int]:
             ]
             sources = [f"- {link(n, alias=t)}" for n, t in cited]
             body = (
-                f"# {title}\n\n{text.sentence(20, 40)}\n\n## Facts\n\n" + "\n".join(facts)
-                + "\n\n## Related\n\n" + "\n".join(related)
-                + "\n\n## Sources\n\n" + "\n".join(sources)
-            )  # fmt: skip
+                f"# {title}\n\n{text.sentence(20, 40)}\n\n## Facts\n\n"
+                + "\n".join(facts)
+                + "\n\n## Related\n\n"
+                + "\n".join(related)
+                + "\n\n## Sources\n\n"
+                + "\n".join(sources)
+            )
             props: dict[str, Any] = {
-                "type": kind, "title": title,
+                "type": kind,
+                "title": title,
                 "aliases": [" ".join(text.title_words(2)).title()] if rng.random() < 0.4 else [],
-                "tags": rng.sample(tags, rng.randint(1, 3)), "summary": text.sentence(),
+                "tags": rng.sample(tags, rng.randint(1, 3)),
+                "summary": text.sentence(),
                 "sources": [f"[[{n}]]" for n, _ in cited],
-                "created": "2025-01-01", "updated": f"2025-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
-            }  # fmt: skip
+                "created": "2025-01-01",
+                "updated": f"2025-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+            }
             _write(wiki, Page(f"{name}.md", props, body))
     (wiki / "index.md").write_text("# Index\n", encoding="utf-8")
     return counts
@@ -167,10 +183,13 @@ def summary(timings: list[Timing]) -> dict[str, float]:
     time includes waiting for a core, the CPU time does not."""
     ms = sorted(w for w, _ in timings)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    return {"median_ms": round(statistics.median(ms), 2), "p95_ms": round(p95, 2),
-            "max_ms": round(ms[-1], 2),
-            "median_cpu_ms": round(statistics.median(c for _, c in timings), 2),
-            "n": len(ms)}  # fmt: skip
+    return {
+        "median_ms": round(statistics.median(ms), 2),
+        "p95_ms": round(p95, 2),
+        "max_ms": round(ms[-1], 2),
+        "median_cpu_ms": round(statistics.median(c for _, c in timings), 2),
+        "n": len(ms),
+    }
 
 
 def make_queries(store: Store, rng: random.Random) -> list[dict[str, Any]]:
@@ -221,14 +240,21 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
             queries = make_queries(store, random.Random(3))
 
             def one(q: dict[str, Any]) -> None:
-                store.search(q["q"], types=q.get("types", ()), tags=q.get("tags", ()),
-                             where=q.get("where", ()), limit=10)  # fmt: skip
+                store.search(
+                    q["q"],
+                    types=q.get("types", ()),
+                    tags=q.get("tags", ()),
+                    where=q.get("where", ()),
+                    limit=10,
+                )
 
             for q in queries:  # warm the page cache once, as a user's second search would
                 one(q)
             core = [timed(partial(one, q), 1)[0] for q in queries for _ in range(3)]
-            hop = [timed(partial(candidates, store, q["q"] or "x", limit=8), 1)[0]
-                   for q in queries[:40]]  # fmt: skip
+            hop = [
+                timed(partial(candidates, store, q["q"] or "x", limit=8), 1)[0]
+                for q in queries[:40]
+            ]
         db_bytes = paths.db.stat().st_size
 
         def cli_core(q: dict[str, Any]) -> None:
@@ -238,15 +264,31 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
         full = [timed(partial(cli_core, q), 1)[0] for q in queries]
         cold = timed(
             lambda: subprocess.run(
-                [sys.executable, "-m", "wikic", "-C", str(root), "search", "--json",
-                 queries[0]["q"]], check=True, capture_output=True,
-            ), 3,
-        )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "wikic",
+                    "-C",
+                    str(root),
+                    "search",
+                    "--json",
+                    queries[0]["q"],
+                ],
+                check=True,
+                capture_output=True,
+            ),
+            3,
+        )
         return {
-            "pages": totals["pages"], "by_type": counts, "claims": totals["claims"],
-            "wiki_mb": round(size / 1e6, 1), "db_mb": round(db_bytes / 1e6, 1),
-            "generate_s": round(gen_s, 2), "index_build_s": round(build_s, 2),
-            "index_build_cpu_s": round(build_cpu, 2), "load_average": os.getloadavg(),
+            "pages": totals["pages"],
+            "by_type": counts,
+            "claims": totals["claims"],
+            "wiki_mb": round(size / 1e6, 1),
+            "db_mb": round(db_bytes / 1e6, 1),
+            "generate_s": round(gen_s, 2),
+            "index_build_s": round(build_s, 2),
+            "index_build_cpu_s": round(build_cpu, 2),
+            "load_average": os.getloadavg(),
             "indexed": len(report.added),
             "freshness_check_unchanged": summary(fresh),
             "freshness_check_one_page_edited": summary(edit_ms),
@@ -255,7 +297,7 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
             "query_retrieval_search_plus_links": summary(hop),
             "cli_subprocess_cold": summary(cold),
             "queries": len(queries),
-        }  # fmt: skip
+        }
     finally:
         if keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -273,15 +315,27 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{result['pages']} pages ({result['wiki_mb']} MB), {result['claims']} claims; "
-          f"DB {result['db_mb']} MB")  # fmt: skip
-    print(f"index build: {result['index_build_s']} s (CPU {result['index_build_cpu_s']} s); "
-          f"load average {result['load_average']}")  # fmt: skip
-    for key in ("freshness_check_unchanged", "freshness_check_one_page_edited", "search_core",
-                "open_sync_search", "query_retrieval_search_plus_links", "cli_subprocess_cold"):  # fmt: skip
+    print(
+        f"{result['pages']} pages ({result['wiki_mb']} MB), {result['claims']} claims; "
+        f"DB {result['db_mb']} MB"
+    )
+    print(
+        f"index build: {result['index_build_s']} s (CPU {result['index_build_cpu_s']} s); "
+        f"load average {result['load_average']}"
+    )
+    for key in (
+        "freshness_check_unchanged",
+        "freshness_check_one_page_edited",
+        "search_core",
+        "open_sync_search",
+        "query_retrieval_search_plus_links",
+        "cli_subprocess_cold",
+    ):
         s = result[key]
-        print(f"{key:<34} median {s['median_ms']:>8} ms   p95 {s['p95_ms']:>8} ms   "
-              f"CPU median {s['median_cpu_ms']:>7} ms  (n={s['n']})")  # fmt: skip
+        print(
+            f"{key:<34} median {s['median_ms']:>8} ms   p95 {s['p95_ms']:>8} ms   "
+            f"CPU median {s['median_cpu_ms']:>7} ms  (n={s['n']})"
+        )
 
 
 if __name__ == "__main__":

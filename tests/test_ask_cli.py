@@ -78,9 +78,18 @@ def test_model_override_no_system_and_temperature(
     (paths.root / "wikic.yaml").write_text("roles:\n  query: other-model\n")
     result = runner.invoke(
         app,
-        ["-C", str(paths.root), "ask", "Hi?", "-m", "gemma3-270m", "--no-system",
-         "--temperature", "0.7"],
-    )  # fmt: skip
+        [
+            "-C",
+            str(paths.root),
+            "ask",
+            "Hi?",
+            "-m",
+            "gemma3-270m",
+            "--no-system",
+            "--temperature",
+            "0.7",
+        ],
+    )
     assert result.exit_code == 0, result.output
     config = recorder.calls[0][0]
     assert config.model_for("query") == "gemma3-270m"

@@ -71,8 +71,10 @@ def test_the_shipped_qa_set_is_well_formed() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("- id: a\n  question: Q?\n  facts: ['x']\n- id: a\n  question: R?\n  facts: ['y']\n",
-         "duplicate ids"),
+        (
+            "- id: a\n  question: Q?\n  facts: ['x']\n- id: a\n  question: R?\n  facts: ['y']\n",
+            "duplicate ids",
+        ),
         ("- id: a\n  question: Q?\n  facts: ['(']\n", "bad regex"),
         ("- id: a\n  question: Q?\n", "needs facts"),
         ("- id: a\n  question: Q?\n  facts: ['x']\n  answerable: false\n", "needs facts"),
@@ -80,7 +82,7 @@ def test_the_shipped_qa_set_is_well_formed() -> None:
         ("- id: a\n  question: Q?\n  facts: ['x']\n  answer: y\n", "unknown keys"),
         ("{}\n", "non-empty list"),
     ],
-)  # fmt: skip
+)
 def test_bad_qa_files_are_refused_with_the_item_named(
     tmp_path: Path, text: str, message: str
 ) -> None:
@@ -97,9 +99,12 @@ def test_facts_count_only_in_prose_and_declines_are_recognised() -> None:
     assert score.fact_share == 0.5
     nope = bq.QAItem("nope", "How many parameters?", answerable=False)
     for declined in (
-        NOT_IN_WIKI, NOTHING_FOUND, "The sources do not mention the parameter count.",
-        "This is not stated in the passages.", "I cannot answer that from the wiki.",
-    ):  # fmt: skip
+        NOT_IN_WIKI,
+        NOTHING_FOUND,
+        "The sources do not mention the parameter count.",
+        "This is not stated in the passages.",
+        "I cannot answer that from the wiki.",
+    ):
         assert bq.score_answer(nope, declined).correct, declined
     assert not bq.score_answer(nope, "Gemma 3 has 27 billion parameters.").correct
 
@@ -228,8 +233,19 @@ def test_markdown_tables_and_options(tmp_path: Path, capsys: pytest.CaptureFixtu
     _write(paths.raw / "paper.md", RAW_PAPER)
     _write(paths.raw / "memory.md", RAW_MEMORY)
     qa = _write(tmp_path / "qa.yaml", QA)
-    argv = ["--repo", str(paths.root), "--qa", str(qa), "--only", "trim,persist", "--limit", "1",
-            "--systems", "rag", "--answers"]  # fmt: skip
+    argv = [
+        "--repo",
+        str(paths.root),
+        "--qa",
+        str(qa),
+        "--only",
+        "trim,persist",
+        "--limit",
+        "1",
+        "--systems",
+        "rag",
+        "--answers",
+    ]
     assert bq.main(argv, backend=FakeBackend(_responder)) == 0
     out = capsys.readouterr().out
     assert "| persist | paper | rag | 1/2 | no | 1/1 · 1 · 0 | 2/2 |" in out

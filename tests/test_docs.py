@@ -35,8 +35,20 @@ COMMANDS = _commands()
 
 def test_all_commands_are_registered() -> None:
     names = {c[0] for c in COMMANDS}
-    assert {"init", "status", "log", "undo", "ingest", "query", "search", "reindex", "lint",
-            "ask", "model", "cache"} <= names  # fmt: skip
+    assert {
+        "init",
+        "status",
+        "log",
+        "undo",
+        "ingest",
+        "query",
+        "search",
+        "reindex",
+        "lint",
+        "ask",
+        "model",
+        "cache",
+    } <= names
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)

@@ -36,9 +36,12 @@ def wiki(tmp_path: Path):
 
 def run(wiki_paths, backend, **request):
     return ingest(
-        wiki_paths, IngestRequest(**request), extract_backend=lambda: backend,
-        write_backend=lambda: backend, today=DAY,
-    )  # fmt: skip
+        wiki_paths,
+        IngestRequest(**request),
+        extract_backend=lambda: backend,
+        write_backend=lambda: backend,
+        today=DAY,
+    )
 
 
 def assert_consistent(wiki) -> Vault:
@@ -106,9 +109,11 @@ def test_hostile_sources(wiki) -> None:
     by_raw = {o.raw: o for o in report.outcomes}
     assert by_raw["raw/inject.md"].status == "ingested"
     for rel, words in [
-        ("raw/big.md", "over the limit"), ("raw/latin1.txt", "not valid UTF-8"),
-        ("raw/blob.md", "binary"), ("raw/empty.md", "empty"),
-    ]:  # fmt: skip
+        ("raw/big.md", "over the limit"),
+        ("raw/latin1.txt", "not valid UTF-8"),
+        ("raw/blob.md", "binary"),
+        ("raw/empty.md", "empty"),
+    ]:
         assert by_raw[rel].status == "failed" and words in by_raw[rel].error
     files = sorted(
         p.relative_to(wiki.root).as_posix()
@@ -119,8 +124,11 @@ def test_hostile_sources(wiki) -> None:
     # topic names are chosen among names code found in the source: the invented ones are
     # refused by the grammar, and the one that is there ("CON") gets a safe file name
     assert set(written) == {
-        "wiki/index.md", "wiki/log.md", "wiki/sources/inject.md", "wiki/entities/con-page.md",
-    }  # fmt: skip
+        "wiki/index.md",
+        "wiki/log.md",
+        "wiki/sources/inject.md",
+        "wiki/entities/con-page.md",
+    }
     assert not [
         f
         for f in files
@@ -140,12 +148,21 @@ def test_invented_topic_names_get_safe_paths(wiki) -> None:
     resolver = Resolver(Vault.load(wiki.wiki))
     paths = [
         resolver.resolve(Topic(name, kind, (), ("s1",))).path
-        for name, kind in [("../../etc/passwd", "entity"), ("index", "concept"), ("log", "concept"),
-                           ("CON", "entity"), ("a/../../b", "concept"), ("\x00", "concept")]
-    ]  # fmt: skip
+        for name, kind in [
+            ("../../etc/passwd", "entity"),
+            ("index", "concept"),
+            ("log", "concept"),
+            ("CON", "entity"),
+            ("a/../../b", "concept"),
+            ("\x00", "concept"),
+        ]
+    ]
     assert paths[:4] == [
-        "entities/etc-passwd.md", "concepts/index-page.md", "concepts/log-page.md", "entities/con-page.md",
-    ]  # fmt: skip
+        "entities/etc-passwd.md",
+        "concepts/index-page.md",
+        "concepts/log-page.md",
+        "entities/con-page.md",
+    ]
     for rel in paths:
         assert (wiki.wiki / rel).resolve().is_relative_to(wiki.wiki.resolve())
         assert rel.count("/") == 1 and not rel.startswith(".")
@@ -238,7 +255,8 @@ def test_rebuild_recompiles_from_scratch_and_keeps_analyses(wiki) -> None:
     assert not stray.exists() and analysis.exists()
     subjects = git(wiki.root, "log", "-3", "--format=%s").splitlines()
     assert subjects == [
-        "ingest: Sliding-window attention", "ingest: The KV cache",
+        "ingest: Sliding-window attention",
+        "ingest: The KV cache",
         "rebuild: recompile every source from raw/",
-    ]  # fmt: skip
+    ]
     assert_consistent(wiki)

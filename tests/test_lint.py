@@ -95,9 +95,10 @@ def test_ambiguous_link(wiki: FixtureWiki) -> None:
 
 def test_broken_anchor_heading_and_block(wiki: FixtureWiki) -> None:
     wiki.edit(
-        KV, "- [[entities/gemma-3]]",
+        KV,
+        "- [[entities/gemma-3]]",
         "- [[entities/gemma-3]]\n- [[entities/gemma-3#Factz]]\n- [[entities/gemma-3#^f-20b]]",
-    )  # fmt: skip
+    )
     found = wiki.lint().findings
     assert [f.rule for f in found] == ["broken-anchor", "broken-anchor"]
     assert "Did you mean the heading 'facts'?" in found[0].hint
@@ -212,17 +213,22 @@ def test_page_type(wiki: FixtureWiki) -> None:
     wiki.commit({KV: text, PREFIX: wiki.read(PREFIX).replace("type: concept", "type: idea")})
     found = wiki.lint().findings
     assert [(f.rule, f.message) for f in found] == [
-        ("page-type", "no 'type' property"), ("page-type", "unknown type 'idea'")]  # fmt: skip
+        ("page-type", "no 'type' property"),
+        ("page-type", "unknown type 'idea'"),
+    ]
 
 
 def test_property_types_across_the_vault(wiki: FixtureWiki) -> None:
     def with_prop(rel: str, line: str) -> str:
         return wiki.read(rel).replace("created:", f"{line}\ncreated:", 1)
 
-    wiki.commit({
-        KV: with_prop(KV, "rating: 3"), PREFIX: with_prop(PREFIX, "rating: 4"),
-        GEMMA: with_prop(GEMMA, "rating: high\ncontradictions: many"),
-    })  # fmt: skip
+    wiki.commit(
+        {
+            KV: with_prop(KV, "rating: 3"),
+            PREFIX: with_prop(PREFIX, "rating: 4"),
+            GEMMA: with_prop(GEMMA, "rating: high\ncontradictions: many"),
+        }
+    )
     found = wiki.lint().findings
     assert {f.rule for f in found} == {"property-type"}
     assert sorted(f.message for f in found) == [
@@ -264,7 +270,9 @@ def test_raw_modified_names_changed_paragraphs_and_stale_pages(wiki: FixtureWiki
     raw.write_text(raw_text("kv-cache").replace("5 local", "6 local"))
     found = wiki.lint().findings
     assert [(f.rule, f.page) for f in found] == [
-        ("raw-modified", "raw/kv-cache.md"), ("stale-page", GEMMA)]  # fmt: skip
+        ("raw-modified", "raw/kv-cache.md"),
+        ("stale-page", GEMMA),
+    ]
     assert "paragraphs p3 changed" in found[0].message and "immutable" in found[0].message
     assert "^p3 changed in raw/kv-cache.md" in found[1].message
 
@@ -431,9 +439,12 @@ def test_wiki_compiled_by_ingest_lints_clean(tmp_path: Path) -> None:
         shutil.copy(Path(__file__).parent / "data" / "ingest" / name, paths.raw / name)
     backend = two_source_script().backend()
     ingest(
-        paths, IngestRequest(all_new=True), extract_backend=lambda: backend,
-        write_backend=lambda: backend, today=DAY,
-    )  # fmt: skip
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: backend,
+        write_backend=lambda: backend,
+        today=DAY,
+    )
     report = run_lint(paths, today=DAY)
     # the script makes the two sources disagree on Gemma 3: recorded, so only info remains
     assert [(f.rule, f.page) for f in report.findings] == [

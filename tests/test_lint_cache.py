@@ -31,11 +31,14 @@ def wiki(tmp_path: Path) -> FixtureWiki:
     w = build_clean_wiki(tmp_path / "w")
     # a wiki with findings of many kinds, so that a cached scan has something to get wrong
     odd = topic_page(
-        "concept", "Odd page", ["- Uncited. ^bad_id", "- Cited. [[sources/kv-cache#^p9]] ^f-o1"],
-        ["entities/gemma-3", "Gemma three", "entities/gemma-3#Nope"], ["kv-cache"],
+        "concept",
+        "Odd page",
+        ["- Uncited. ^bad_id", "- Cited. [[sources/kv-cache#^p9]] ^f-o1"],
+        ["entities/gemma-3", "Gemma three", "entities/gemma-3#Nope"],
+        ["kv-cache"],
         extra_props={"see": [["concepts/kv-cache"]], "when": DAY, "score": 1.5, "flag": True},
         extra_body="```\n[[not a link]]\n```\n\n## Contradictions\n\n- **open** — [[#^f-o1]] vs [[#^f-o2]]: x",
-    )  # fmt: skip
+    )
     w.commit({"wiki/concepts/odd-page.md": odd})
     raw = w.root / "raw" / "kv-cache.md"
     raw.write_text(raw.read_text().replace("5 local", "6 local"))
@@ -45,11 +48,23 @@ def wiki(tmp_path: Path) -> FixtureWiki:
 
 def findings(wiki: FixtureWiki, *, use_cache: bool) -> list[tuple[object, ...]]:
     scan = scan_wiki(wiki.paths, use_cache=use_cache)
-    found = structural_findings(scan, {"broken-link", "broken-anchor", "uncited-fact",
-                                       "invalid-block-id", "missing-citation-block",
-                                       "unquoted-link-property", "open-contradiction",
-                                       "orphan-page", "index-drift", "property-type",
-                                       "raw-modified", "stale-page"})  # fmt: skip
+    found = structural_findings(
+        scan,
+        {
+            "broken-link",
+            "broken-anchor",
+            "uncited-fact",
+            "invalid-block-id",
+            "missing-citation-block",
+            "unquoted-link-property",
+            "open-contradiction",
+            "orphan-page",
+            "index-drift",
+            "property-type",
+            "raw-modified",
+            "stale-page",
+        },
+    )
     scan.save_cache()
     return sorted((f.rule, f.page, f.line, f.message) for f in found)
 

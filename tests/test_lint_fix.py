@@ -63,13 +63,17 @@ def test_fix_repairs_everything_deterministic_in_one_commit(wiki: FixtureWiki) -
     report = fix(wiki)
     assert report.fix is not None and report.fix.commit is not None
     assert report.fix.fixed == {
-        "broken-link": 2, "unquoted-link-property": 1, "deprecated-property": 2, "index-drift": 1,
-    }  # fmt: skip
+        "broken-link": 2,
+        "unquoted-link-property": 1,
+        "deprecated-property": 2,
+        "index-drift": 1,
+    }
     assert commits(wiki) == n + 1
     assert sorted(report.fix.changed) == sorted([GEMMA, KV, INDEX, "wiki/log.md"])
     # what is left is what no code can decide
     assert [(f.rule, f.message) for f in report.findings] == [
-        ("broken-link", "[[Quantum foam]]: no page 'Quantum foam'")]  # fmt: skip
+        ("broken-link", "[[Quantum foam]]: no page 'Quantum foam'")
+    ]
 
     after = snapshot(wiki.root)
     assert {k for k in after if after[k] != before.get(k)} == {GEMMA, KV, INDEX, "wiki/log.md"}

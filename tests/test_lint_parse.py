@@ -23,9 +23,30 @@ KEYS = st.sampled_from(
 TEXT = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30
 ) | st.sampled_from(
-    ["", "~", "null", "yes", "No", "1_000", "0x1F", "1:20", "3.5e3", ".inf", "2026-01-02",
-     "2026-01-02 10:00:00", "a: b", "C# tips", "x #y", "[[a]]", "it's", '"q"', "- item", "=", "<<"]
-)  # fmt: skip
+    [
+        "",
+        "~",
+        "null",
+        "yes",
+        "No",
+        "1_000",
+        "0x1F",
+        "1:20",
+        "3.5e3",
+        ".inf",
+        "2026-01-02",
+        "2026-01-02 10:00:00",
+        "a: b",
+        "C# tips",
+        "x #y",
+        "[[a]]",
+        "it's",
+        '"q"',
+        "- item",
+        "=",
+        "<<",
+    ]
+)
 SCALARS = TEXT | st.integers() | st.floats(allow_nan=False) | st.booleans() | st.none() | st.dates()
 VALUES = SCALARS | st.lists(SCALARS, max_size=4)
 
@@ -47,11 +68,38 @@ def test_fast_props_equal_pyyaml_on_rendered_properties(props: dict[str, object]
     assert fast is None or fast == _load(text)
 
 
-LINE = st.sampled_from(
-    ["key: value", "key:", "- a", "  - b", "- 'q'", "title: 'it''s'", 'x: "d"', "n: 12",
-     "d: 2026-01-02", "t: [[a]]", "e: []", "m: {}", "# c", "   ", "k: a: b", "k: v # c",
-     "on: x", "k: &a v", "k: *a", "k: |", "k: !x v", "-x", "k:  two", "k: v ", "\tk: v"]
-) | TEXT  # fmt: skip
+LINE = (
+    st.sampled_from(
+        [
+            "key: value",
+            "key:",
+            "- a",
+            "  - b",
+            "- 'q'",
+            "title: 'it''s'",
+            'x: "d"',
+            "n: 12",
+            "d: 2026-01-02",
+            "t: [[a]]",
+            "e: []",
+            "m: {}",
+            "# c",
+            "   ",
+            "k: a: b",
+            "k: v # c",
+            "on: x",
+            "k: &a v",
+            "k: *a",
+            "k: |",
+            "k: !x v",
+            "-x",
+            "k:  two",
+            "k: v ",
+            "\tk: v",
+        ]
+    )
+    | TEXT
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -73,18 +121,40 @@ def test_fast_props_is_exact_or_declines_on_arbitrary_text(lines: list[str]) -> 
 
 def test_fast_props_handles_what_wikic_writes() -> None:
     props = {
-        "type": "concept", "title": "KV cache", "aliases": ["KV"], "tags": ["concept"],
-        "summary": "Keys and values, cached.", "sources": ["[[sources/a]]"], "contradictions": 2,
-        "created": dt.date(2026, 1, 2), "updated": dt.date(2026, 1, 3),
-    }  # fmt: skip
+        "type": "concept",
+        "title": "KV cache",
+        "aliases": ["KV"],
+        "tags": ["concept"],
+        "summary": "Keys and values, cached.",
+        "sources": ["[[sources/a]]"],
+        "contradictions": 2,
+        "created": dt.date(2026, 1, 2),
+        "updated": dt.date(2026, 1, 3),
+    }
     assert fast_props(_head(props)) == props
 
 
 BODY_PARTS = st.sampled_from(
-    ["## Facts", "## Related", "## Contradictions", "## facts", "- Claim [[sources/a#^p1]] ^f-1",
-     "- Plain", "* Star [[b]]", "  continued [[c#h]]", "", "```", "~~~", "`[[code]]`", "text ^p2",
-     "- **open** — [[#^f-1]] vs [[#^f-2]]: x", "![[img.png]]", "[[a|b]] and [[x\\|y]]", "##  Facts "]
-)  # fmt: skip
+    [
+        "## Facts",
+        "## Related",
+        "## Contradictions",
+        "## facts",
+        "- Claim [[sources/a#^p1]] ^f-1",
+        "- Plain",
+        "* Star [[b]]",
+        "  continued [[c#h]]",
+        "",
+        "```",
+        "~~~",
+        "`[[code]]`",
+        "text ^p2",
+        "- **open** — [[#^f-1]] vs [[#^f-2]]: x",
+        "![[img.png]]",
+        "[[a|b]] and [[x\\|y]]",
+        "##  Facts ",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -38,11 +38,17 @@ def responder(calls: list[FakeCall]):  # type: ignore[no-untyped-def]
         name = call.schema.__name__ if call.schema else ""
         if name == "Contradictions":
             if "CLAIMS ON THE PAGE 'Gemma 3'" in call.prompt:
-                return {"pairs": [
-                    {"a": "f-20a", "b": "f-21a", "reason": "5 vs 3 local layers per global layer"},
-                    {"a": "f-20a", "b": "f-made-up", "reason": "an id the page does not have"},
-                    {"a": "f-21a", "b": "f-21a", "reason": "a claim with itself"},
-                ]}  # fmt: skip
+                return {
+                    "pairs": [
+                        {
+                            "a": "f-20a",
+                            "b": "f-21a",
+                            "reason": "5 vs 3 local layers per global layer",
+                        },
+                        {"a": "f-20a", "b": "f-made-up", "reason": "an id the page does not have"},
+                        {"a": "f-21a", "b": "f-21a", "reason": "a claim with itself"},
+                    ]
+                }
             return {"pairs": []}
         if name == "QuestionsReply":
             return {"questions": ["How many local layers does Gemma 3 really use?"]}

@@ -71,10 +71,22 @@ def test_broken_yaml_is_a_page_error() -> None:
 
 def test_index_groups_sorts_and_is_stable() -> None:
     pages = [
-        Page("sources/b.md", {"type": "source", "title": "B source", "ingested": dt.date(2026, 1, 2)}),
-        Page("concepts/z.md", {"type": "concept", "title": "Zeta", "summary": "Last\nletter.", "sources": ["[[sources/b]]"]}),
-        Page("concepts/a.md", {"type": "concept", "title": "alpha", "updated": dt.date(2026, 1, 3)}),
-    ]  # fmt: skip
+        Page(
+            "sources/b.md", {"type": "source", "title": "B source", "ingested": dt.date(2026, 1, 2)}
+        ),
+        Page(
+            "concepts/z.md",
+            {
+                "type": "concept",
+                "title": "Zeta",
+                "summary": "Last\nletter.",
+                "sources": ["[[sources/b]]"],
+            },
+        ),
+        Page(
+            "concepts/a.md", {"type": "concept", "title": "alpha", "updated": dt.date(2026, 1, 3)}
+        ),
+    ]
     text = render_index(pages)
     assert text == render_index(list(reversed(pages)))
     lines = text.splitlines()

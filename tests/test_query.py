@@ -37,8 +37,9 @@ def test_answer_uses_search_hits_and_one_hop_of_links(wiki) -> None:
     assert "entities/mlx.md" not in reasons
     assert result.answer == GOOD and result.removed == ()
     assert {(c.page, c.block) for c in result.citations} == {
-        ("sources/paper.md", "p1"), ("concepts/prefix-cache.md", None),
-    }  # fmt: skip
+        ("sources/paper.md", "p1"),
+        ("concepts/prefix-cache.md", None),
+    }
 
 
 def test_prompt_order_is_schema_catalog_pages_question(wiki) -> None:
@@ -108,9 +109,13 @@ def test_broken_citations_are_removed_and_reported(wiki) -> None:
     with open_store(wiki) as store:
         text, citations, removed = check_citations(answer, store)
     assert [r.link for r in removed] == [
-        "[[sources/paper#^p99]]", "[[concepts/nope]]", "[[concepts/gone|the gone page]]",
-        "[[nowhere]]", "[[sources/paper#No Such Heading]]", "[[#^f-aaa111]]",
-    ]  # fmt: skip
+        "[[sources/paper#^p99]]",
+        "[[concepts/nope]]",
+        "[[concepts/gone|the gone page]]",
+        "[[nowhere]]",
+        "[[sources/paper#No Such Heading]]",
+        "[[#^f-aaa111]]",
+    ]
     assert "no block ^p99 in sources/paper.md" in removed[0].reason
     assert "no page 'concepts/nope'" in removed[1].reason
     assert text == (
@@ -120,8 +125,9 @@ def test_broken_citations_are_removed_and_reported(wiki) -> None:
         "Trimming is risky [[sliding-window]]. Code `[[not a link]]` stays."
     )
     assert [(c.page, c.block) for c in citations] == [
-        ("sources/paper.md", "p1"), ("concepts/sliding-window.md", None),
-    ]  # fmt: skip
+        ("sources/paper.md", "p1"),
+        ("concepts/sliding-window.md", None),
+    ]
 
 
 def test_answer_result_reports_removed_citations(wiki) -> None:
@@ -133,9 +139,13 @@ def test_answer_result_reports_removed_citations(wiki) -> None:
         {"link": "[[sources/paper#^p7]]", "reason": "no block ^p7 in sources/paper.md"}
     ]
     assert data["citations"] == [
-        {"link": "[[sources/paper#^p2]]", "page": "sources/paper.md", "block": "p2",
-         "heading": None}
-    ]  # fmt: skip
+        {
+            "link": "[[sources/paper#^p2]]",
+            "page": "sources/paper.md",
+            "block": "p2",
+            "heading": None,
+        }
+    ]
     assert {"prompt_tokens", "cached_tokens", "context_tokens"} <= set(data["stats"])
 
 
@@ -204,7 +214,10 @@ def test_catalog_is_cut_at_a_line_when_large(wiki) -> None:
 def test_pack_skips_unreadable_pages(wiki) -> None:
     write_page(wiki, "concepts/bad.md", "---\ntitle: [oops\n---\nWombat.\n")
     pages = pack_pages(
-        wiki, [("concepts/bad.md", "search"), ("entities/mlx.md", "search")], ["wombat"], 500,
+        wiki,
+        [("concepts/bad.md", "search"), ("entities/mlx.md", "search")],
+        ["wombat"],
+        500,
         lambda t: len(t.split()),
-    )  # fmt: skip
+    )
     assert [p.path for p in pages] == ["entities/mlx.md"]

@@ -56,9 +56,14 @@ def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
     assert saved.path == "analyses/where-are-snapshots-persisted.md" and saved.created
     changed = git(wiki.root, "show", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == sorted(
-        ["wiki/analyses/where-are-snapshots-persisted.md", "wiki/concepts/prefix-cache.md",
-         "wiki/sources/paper.md", "wiki/index.md", "wiki/log.md"]
-    )  # fmt: skip
+        [
+            "wiki/analyses/where-are-snapshots-persisted.md",
+            "wiki/concepts/prefix-cache.md",
+            "wiki/sources/paper.md",
+            "wiki/index.md",
+            "wiki/log.md",
+        ]
+    )
     post = frontmatter.load(wiki.wiki / saved.path)
     assert post["type"] == "analysis" and post["question"] == QUESTION
     assert post["title"] == QUESTION

@@ -81,12 +81,15 @@ def test_filters(wiki) -> None:
     with open_store(wiki) as store:
         assert paths_of(store, "cache", types=["source"]) == ["sources/paper.md"]
         assert set(paths_of(store, "", types=["concept", "entity"])) == {
-            "concepts/prefix-cache.md", "concepts/sliding-window.md", "entities/mlx.md",
-        }  # fmt: skip
+            "concepts/prefix-cache.md",
+            "concepts/sliding-window.md",
+            "entities/mlx.md",
+        }
         # a tag matches itself and its nested tags, case-insensitively, with or without #
         assert set(paths_of(store, "", tags=["ML"])) == {
-            "concepts/prefix-cache.md", "concepts/sliding-window.md",
-        }  # fmt: skip
+            "concepts/prefix-cache.md",
+            "concepts/sliding-window.md",
+        }
         assert paths_of(store, "", tags=["#ml/inference"]) == ["concepts/prefix-cache.md"]
         assert paths_of(store, "", tags=["ml", "software"]) == []
         assert paths_of(store, "", where=parse_where(["updated=2025-03-02"])) == [
@@ -114,8 +117,10 @@ def test_bad_where_and_limit() -> None:
 
 def test_parse_query() -> None:
     assert parse_query('"a phrase" -not word*') == [
-        Term("a phrase", phrase=True), Term("not", exclude=True), Term("word*"),
-    ]  # fmt: skip
+        Term("a phrase", phrase=True),
+        Term("not", exclude=True),
+        Term("word*"),
+    ]
     assert parse_query('unbalanced "quote') == [Term("unbalanced"), Term("quote")]
     assert parse_query("-- : * ( )") == []
     expr = fts_expression(parse_query('AND "x" NEAR(a'), mode="all", prefix_last=True)

@@ -37,8 +37,11 @@ def test_indexes_pages_with_their_properties(wiki) -> None:
         info = store.page("concepts/prefix-cache.md")
         assert info is not None
         assert (info.title, info.type, info.aliases, info.tags) == (
-            "Prefix cache", "concept", ("KV reuse",), ("ml/inference",),
-        )  # fmt: skip
+            "Prefix cache",
+            "concept",
+            ("KV reuse",),
+            ("ml/inference",),
+        )
         assert info.updated == "2025-03-02" and info.source_count == 1
         assert info.props["sources"] == ["[[sources/paper]]"]
         assert store.counts()["types"] == {"concept": 2, "entity": 1, "source": 1}
@@ -63,8 +66,10 @@ def test_claims_and_contradictions(wiki) -> None:
         assert (cit.target, cit.block, cit.page) == ("sources/paper", "p1", "sources/paper.md")
         assert len(store.all_claims()) == 3
         assert {c.block for c in store.claims_citing("sources/paper")} == {
-            "f-aaa111", "f-bbb222", "f-ccc333",
-        }  # fmt: skip
+            "f-aaa111",
+            "f-bbb222",
+            "f-ccc333",
+        }
         (contra,) = store.contradictions()
         assert (contra.status, contra.block, contra.note) == ("open", "c-1", "trimming or not")
         assert [(r.page, r.block) for r in contra.refs] == [
@@ -84,11 +89,13 @@ def test_links_and_resolution(wiki) -> None:
         assert store.link_exists(WikiLink("sources/paper", heading="prefix caching paper"))
         assert store.link_exists(WikiLink("", block="f-aaa111"), on="concepts/prefix-cache.md")
         assert store.links_from("concepts/prefix-cache.md") == [
-            "concepts/sliding-window.md", "sources/paper.md",
-        ]  # fmt: skip
+            "concepts/sliding-window.md",
+            "sources/paper.md",
+        ]
         assert store.backlinks("sources/paper.md") == [
-            "concepts/prefix-cache.md", "concepts/sliding-window.md",
-        ]  # fmt: skip
+            "concepts/prefix-cache.md",
+            "concepts/sliding-window.md",
+        ]
 
 
 @settings(max_examples=40, deadline=None)

@@ -74,10 +74,17 @@ def source_page(slug: str, raw: str | None = None, topics: list[str] | None = No
     for p in paras:
         lines += [f"{p.text} ^{p.id}", ""]
     props = {
-        "type": "source", "title": title, "aliases": [], "tags": ["source", "note"],
-        "summary": f"What {title.lower()} says.", "kind": "note", "raw": f"raw/{slug}.md",
-        "sha256": sha256_bytes(raw.encode()), "created": DAY, "ingested": DAY,
-    }  # fmt: skip
+        "type": "source",
+        "title": title,
+        "aliases": [],
+        "tags": ["source", "note"],
+        "summary": f"What {title.lower()} says.",
+        "kind": "note",
+        "raw": f"raw/{slug}.md",
+        "sha256": sha256_bytes(raw.encode()),
+        "created": DAY,
+        "ingested": DAY,
+    }
     return render_page(Page(f"sources/{slug}.md", props, "\n".join(lines)))
 
 
@@ -99,10 +106,16 @@ def topic_page(
         body += [extra_body, ""]
     body += ["## Sources", "", *[f"- [[sources/{s}|{SOURCES[s][0]}]]" for s in sources]]
     props = {
-        "type": kind, "title": title, "aliases": aliases or [], "tags": [kind],
-        "summary": f"{title} in short.", "sources": [f"[[sources/{s}]]" for s in sources],
-        "created": DAY, "updated": DAY, **(extra_props or {}),
-    }  # fmt: skip
+        "type": kind,
+        "title": title,
+        "aliases": aliases or [],
+        "tags": [kind],
+        "summary": f"{title} in short.",
+        "sources": [f"[[sources/{s}]]" for s in sources],
+        "created": DAY,
+        "updated": DAY,
+        **(extra_props or {}),
+    }
     return render_page(Page("x.md", props, "\n".join(body)))
 
 
@@ -120,11 +133,17 @@ def clean_pages() -> dict[str, str]:
         pages[f"wiki/sources/{slug}.md"] = source_page(slug, topics=cited[slug])
     analysis = Page(
         "analyses/why-prefix-caching.md",
-        {"type": "analysis", "title": "Why prefix caching?", "question": "Why prefix caching?",
-         "summary": "It saves prefill.", "consulted": ["[[concepts/prefix-caching]]"],
-         "created": DAY, "updated": DAY},
+        {
+            "type": "analysis",
+            "title": "Why prefix caching?",
+            "question": "Why prefix caching?",
+            "summary": "It saves prefill.",
+            "consulted": ["[[concepts/prefix-caching]]"],
+            "created": DAY,
+            "updated": DAY,
+        },
         "# Why prefix caching?\n\nBecause [[concepts/prefix-caching|prefix caching]] saves prefill.",
-    )  # fmt: skip
+    )
     pages["wiki/analyses/why-prefix-caching.md"] = render_page(analysis)
     return pages
 

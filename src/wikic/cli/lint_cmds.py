@@ -120,9 +120,13 @@ def _progress(live: bool) -> Iterator[SemanticProgress | None]:
         yield None
         return
     bar = Progress(
-        TextColumn("checking claims"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.description}"), console=err_console(), transient=True,
-    )  # fmt: skip
+        TextColumn("checking claims"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=err_console(),
+        transient=True,
+    )
     with bar:
         task = bar.add_task("", total=None)
 

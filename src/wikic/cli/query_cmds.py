@@ -61,9 +61,12 @@ def query(
     saved = None
     if save and result.answered:
         saved = save_answer(
-            paths, result, fmt="marp" if output == "marp" else "md",
-            wait=0 if no_wait else None, on_wait=waiting_message,
-        )  # fmt: skip
+            paths,
+            result,
+            fmt="marp" if output == "marp" else "md",
+            wait=0 if no_wait else None,
+            on_wait=waiting_message,
+        )
     if output == "json":
         print_json({**result.to_dict(), "saved": _saved_json(saved)})
     elif output == "marp":

@@ -29,9 +29,12 @@ def indexing_progress(min_pages: int = 300) -> Iterator[Callable[[int, int], Non
             if total < min_pages:
                 return
             bar = Progress(
-                TextColumn("Indexing pages"), BarColumn(), MofNCompleteColumn(),
-                console=err_console(), transient=True,
-            )  # fmt: skip
+                TextColumn("Indexing pages"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=err_console(),
+                transient=True,
+            )
             bar.start()
             task = bar.add_task("index", total=total)
         if task is not None:

@@ -56,12 +56,20 @@ class SourceOutcome:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "raw": self.raw, "status": self.status, "error": self.error, "title": self.title,
-            "source_page": self.source_page, "created": self.created, "updated": self.updated,
-            "contradictions": self.contradictions, "retracted": self.retracted,
-            "unsupported": self.unsupported, "commit": self.commit,
-            "stats": {k: v.to_dict() for k, v in self.stats.items()}, "seconds": self.seconds,
-        }  # fmt: skip
+            "raw": self.raw,
+            "status": self.status,
+            "error": self.error,
+            "title": self.title,
+            "source_page": self.source_page,
+            "created": self.created,
+            "updated": self.updated,
+            "contradictions": self.contradictions,
+            "retracted": self.retracted,
+            "unsupported": self.unsupported,
+            "commit": self.commit,
+            "stats": {k: v.to_dict() for k, v in self.stats.items()},
+            "seconds": self.seconds,
+        }
 
 
 @dataclass

@@ -112,10 +112,14 @@ def plan_batch(
                 i = next(i for i, (_, t) in enumerate(plan.topics) if t.path == target.path)
                 old, tgt = plan.topics[i]
                 plan.topics[i] = (
-                    Topic(old.name, old.type, tuple(dict.fromkeys((*old.aliases, topic.name, *topic.aliases))),
-                          tuple(dict.fromkeys((*old.facts, *topic.facts)))),
+                    Topic(
+                        old.name,
+                        old.type,
+                        tuple(dict.fromkeys((*old.aliases, topic.name, *topic.aliases))),
+                        tuple(dict.fromkeys((*old.facts, *topic.facts))),
+                    ),
                     tgt,
-                )  # fmt: skip
+                )
                 continue
             seen.add(target.path)
             plan.topics.append((topic, target))

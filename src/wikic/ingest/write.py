@@ -145,9 +145,10 @@ def _write_page(
         return summary or None, []
     source_name = plan.source_page.removesuffix(".md").casefold()
     old_facts = [
-        f for f in parse_facts(split_body(existing.body))
+        f
+        for f in parse_facts(split_body(existing.body))
         if not any(c[2:-2].split("#", 1)[0].casefold() == source_name for c in f.citations)
-    ][-MAX_OLD_FACTS:]  # fmt: skip
+    ][-MAX_OLD_FACTS:]
     old_ids = {f.id for f in parse_facts(split_body(existing.body))}
     fresh = [f for f in new_facts if f.id not in old_ids]
     if not fresh:

@@ -33,15 +33,80 @@ _PHRASE_RE = re.compile(
 )
 _LEADING = frozenset({"The", "A", "An", "This", "That", "These", "Those", "In", "On", "At"})
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
-_STOPWORDS = frozenset((
-    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was",
-    "one", "our", "out", "has", "have", "this", "that", "with", "from", "they", "will",
-    "would", "there", "their", "what", "about", "which", "when", "make", "like", "time",
-    "just", "know", "take", "into", "year", "your", "some", "could", "them", "than", "then",
-    "now", "only", "its", "also", "after", "use", "two", "how", "other", "over", "such",
-    "where", "most", "these", "those", "been", "were", "more", "very", "may", "does", "each",
-    "many", "being", "both",
-))  # fmt: skip
+_STOPWORDS = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "all",
+        "any",
+        "can",
+        "had",
+        "her",
+        "was",
+        "one",
+        "our",
+        "out",
+        "has",
+        "have",
+        "this",
+        "that",
+        "with",
+        "from",
+        "they",
+        "will",
+        "would",
+        "there",
+        "their",
+        "what",
+        "about",
+        "which",
+        "when",
+        "make",
+        "like",
+        "time",
+        "just",
+        "know",
+        "take",
+        "into",
+        "year",
+        "your",
+        "some",
+        "could",
+        "them",
+        "than",
+        "then",
+        "now",
+        "only",
+        "its",
+        "also",
+        "after",
+        "use",
+        "two",
+        "how",
+        "other",
+        "over",
+        "such",
+        "where",
+        "most",
+        "these",
+        "those",
+        "been",
+        "were",
+        "more",
+        "very",
+        "may",
+        "does",
+        "each",
+        "many",
+        "being",
+        "both",
+    )
+)
 
 
 def _plain(text: str) -> str:
@@ -91,10 +156,12 @@ def check_missing_pages(scan: WikiScan) -> Iterator[Finding]:
         )
         how = "linked from" if is_link else "mentioned on"
         yield Finding(
-            "info", "missing-page", "",
+            "info",
+            "missing-page",
+            "",
             f"'{shown[key]}' is {how} {len(pages)} pages but has no page of its own ({listed})",
             "Ingest a source about it, or add it as an alias of the page that covers it.",
-        )  # fmt: skip
+        )
 
 
 def _terms(ps: PageScan) -> Counter[str]:
@@ -155,6 +222,9 @@ def check_suggested_links(scan: WikiScan) -> Iterator[Finding]:
             for s, p in best
         )
         yield Finding(
-            "info", "suggested-link", scan.rel(ps.path), f"similar pages not linked yet: {shown}",
+            "info",
+            "suggested-link",
+            scan.rel(ps.path),
+            f"similar pages not linked yet: {shown}",
             "Add the ones that are related under ## Related.",
-        )  # fmt: skip
+        )

@@ -67,29 +67,85 @@ _RULE_LIST = (
     Rule("broken-anchor", "warning", "a link to a heading or block that the page lacks"),
     Rule("missing-citation-block", "error", "a citation to a source paragraph that does not exist"),
     Rule("uncited-fact", "warning", "a `## Facts` bullet without a citation to a source paragraph"),
-    Rule("invalid-block-id", "warning", "a block id with characters Obsidian does not allow, or a duplicate"),
-    Rule("orphan-page", "warning", "a page no other page links to (sources: info; analyses exempt)"),
-    Rule("index-drift", "warning", "index.md differs from the catalog generated from the pages", fixable=True),
-    Rule("duplicate-title", "warning", "pages whose titles or aliases are the same or nearly (merge candidates)"),
+    Rule(
+        "invalid-block-id",
+        "warning",
+        "a block id with characters Obsidian does not allow, or a duplicate",
+    ),
+    Rule(
+        "orphan-page", "warning", "a page no other page links to (sources: info; analyses exempt)"
+    ),
+    Rule(
+        "index-drift",
+        "warning",
+        "index.md differs from the catalog generated from the pages",
+        fixable=True,
+    ),
+    Rule(
+        "duplicate-title",
+        "warning",
+        "pages whose titles or aliases are the same or nearly (merge candidates)",
+    ),
     Rule("page-type", "warning", "a page without a `type` property, or with an unknown one"),
-    Rule("property-type", "warning", "a property whose value type differs from its type elsewhere in the wiki"),
-    Rule("deprecated-property", "warning", "`tag`, `alias` or `cssclass` instead of `tags`, `aliases`, `cssclasses`", fixable=True),
-    Rule("unquoted-link-property", "error", "a [[link]] in a property without quotes (YAML reads it as a nested list)", fixable=True),
+    Rule(
+        "property-type",
+        "warning",
+        "a property whose value type differs from its type elsewhere in the wiki",
+    ),
+    Rule(
+        "deprecated-property",
+        "warning",
+        "`tag`, `alias` or `cssclass` instead of `tags`, `aliases`, `cssclasses`",
+        fixable=True,
+    ),
+    Rule(
+        "unquoted-link-property",
+        "error",
+        "a [[link]] in a property without quotes (YAML reads it as a nested list)",
+        fixable=True,
+    ),
     Rule("nested-property", "error", "a nested value in a property (Obsidian properties are flat)"),
     Rule("invalid-tag", "warning", "a tag with characters Obsidian does not allow, or only digits"),
     Rule("raw-modified", "error", "a file in raw/ (immutable) changed after it was ingested"),
     Rule("raw-missing", "warning", "a source page whose raw file is gone"),
-    Rule("stale-page", "warning", "a page citing source paragraphs that changed or vanished since ingest"),
+    Rule(
+        "stale-page",
+        "warning",
+        "a page citing source paragraphs that changed or vanished since ingest",
+    ),
     Rule("uningested-source", "info", "a text file in raw/ that has not been ingested yet"),
-    Rule("outdated-page", "info", "a page not updated for `lint.stale_after_days` days (off when 0)"),
+    Rule(
+        "outdated-page", "info", "a page not updated for `lint.stale_after_days` days (off when 0)"
+    ),
     Rule("open-contradiction", "info", "an open entry in a page's `## Contradictions` section"),
     Rule("uncommitted-changes", "warning", "a file in wiki/ that differs from the last commit"),
-    Rule("interrupted-operation", "error", "an operation a crash interrupted (its journal is still in .wikic/)", fixable=True),
-    Rule("contradiction", "warning", "two claims on one page that cannot both be true (LLM, and a check in code)", fixable=True, semantic=True),
-    Rule("missing-page", "info", "a name several pages mention or link that has no page of its own", semantic=True),
-    Rule("suggested-link", "info", "pages similar to this one that it does not link yet", semantic=True),
+    Rule(
+        "interrupted-operation",
+        "error",
+        "an operation a crash interrupted (its journal is still in .wikic/)",
+        fixable=True,
+    ),
+    Rule(
+        "contradiction",
+        "warning",
+        "two claims on one page that cannot both be true (LLM, and a check in code)",
+        fixable=True,
+        semantic=True,
+    ),
+    Rule(
+        "missing-page",
+        "info",
+        "a name several pages mention or link that has no page of its own",
+        semantic=True,
+    ),
+    Rule(
+        "suggested-link",
+        "info",
+        "pages similar to this one that it does not link yet",
+        semantic=True,
+    ),
     Rule("open-question", "info", "a question worth investigating next (LLM)", semantic=True),
-)  # fmt: skip
+)
 RULES: dict[str, Rule] = {r.id: r for r in _RULE_LIST}
 
 

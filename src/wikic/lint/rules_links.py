@@ -158,9 +158,12 @@ def _check_one(
         repair = checker.repair(lnk.target)
         if repair is not None:
             yield _f(
-                "error", "broken-link", f"{shown}{where}: no page '{lnk.target}'",
-                f"Did you mean {_page_link(repair)}? `wikic lint --fix` repairs it.", fixable=True,
-            )  # fmt: skip
+                "error",
+                "broken-link",
+                f"{shown}{where}: no page '{lnk.target}'",
+                f"Did you mean {_page_link(repair)}? `wikic lint --fix` repairs it.",
+                fixable=True,
+            )
             return
         options = " or ".join(_page_link(p) for p in checker.suggestions(lnk.target))
         hint = f"Did you mean {options}?" if options else "Create the page, or remove the link."
@@ -169,9 +172,11 @@ def _check_one(
     if scan.ambiguous(lnk.target):
         same = checker.same_stem(lnk.target)
         yield _f(
-            "warning", "ambiguous-link", f"{shown}{where} matches {len(same)} pages: "
-            + ", ".join(same), "Link with the full path, e.g. " + render_link(target.page.name),
-        )  # fmt: skip
+            "warning",
+            "ambiguous-link",
+            f"{shown}{where} matches {len(same)} pages: " + ", ".join(same),
+            "Link with the full path, e.g. " + render_link(target.page.name),
+        )
     if lnk.block is not None:
         yield from _check_block(ps, target, lnk, shown + where)
     elif lnk.heading is not None and lnk.heading.strip().casefold() not in target.headings:
@@ -182,28 +187,35 @@ def _check_one(
             f"Did you mean the heading '{close[0]}'?" if close else "Link to an existing heading."
         )
         yield _f(
-            "warning", "broken-anchor", f"{shown}{where}: {target.path} has no heading '{lnk.heading}'",
+            "warning",
+            "broken-anchor",
+            f"{shown}{where}: {target.path} has no heading '{lnk.heading}'",
             hint,
-        )  # fmt: skip
+        )
 
 
 def _check_block(ps: PageScan, target: PageScan, lnk: WikiLink, shown: str) -> Iterator[_Issue]:
     block = lnk.block or ""
     if not is_valid_block(block):
         yield _f(
-            "warning", "invalid-block-id", f"{shown} points at '^{block}', which is not a valid "
-            "block id", "Block ids are letters, digits and '-' only.",
-        )  # fmt: skip
+            "warning",
+            "invalid-block-id",
+            f"{shown} points at '^{block}', which is not a valid block id",
+            "Block ids are letters, digits and '-' only.",
+        )
         return
     if block in target.blocks:
         return
     if target.type == "source":
         count = sum(1 for b in target.blocks if b.startswith("p") and b[1:].isdigit())
         yield _f(
-            "error", "missing-citation-block", f"{shown}: {target.path} has no paragraph ^{block}",
+            "error",
+            "missing-citation-block",
+            f"{shown}: {target.path} has no paragraph ^{block}",
             f"{target.path} has paragraphs ^p1…^p{count}; cite the one that supports the claim."
-            if count else "Re-ingest the source so its paragraphs get block ids.",
-        )  # fmt: skip
+            if count
+            else "Re-ingest the source so its paragraphs get block ids.",
+        )
         return
     close = difflib.get_close_matches(block, sorted(target.blocks), n=1, cutoff=0.7)
     hint = f"Did you mean ^{close[0]}?" if close else "Link to an existing block."
@@ -232,8 +244,11 @@ def check_facts(scan: WikiScan, checker: LinkChecker) -> Iterator[Finding]:
         for fact in ps.facts:
             if any(checker.is_citation(ps, lnk) for lnk in fact.links):
                 continue
-            loose = [lnk for lnk in fact.links if lnk.block is None and checker.is_citation(
-                ps, WikiLink(lnk.target, block="p1"))]  # fmt: skip
+            loose = [
+                lnk
+                for lnk in fact.links
+                if lnk.block is None and checker.is_citation(ps, WikiLink(lnk.target, block="p1"))
+            ]
             hint = (
                 f"Cite the paragraph, not the whole source: [[{loose[0].target}#^pN]]."
                 if loose
@@ -241,10 +256,13 @@ def check_facts(scan: WikiScan, checker: LinkChecker) -> Iterator[Finding]:
                 "e.g. [[sources/slug#^p3]], or remove it."
             )
             yield Finding(
-                "warning", "uncited-fact", scan.rel(ps.path),
-                f'fact without a citation: "{snippet(fact.text)}"', hint,
+                "warning",
+                "uncited-fact",
+                scan.rel(ps.path),
+                f'fact without a citation: "{snippet(fact.text)}"',
+                hint,
                 line=ps.line(fact.start),
-            )  # fmt: skip
+            )
 
 
 def check_block_ids(scan: WikiScan) -> Iterator[Finding]:
@@ -258,19 +276,23 @@ def check_block_ids(scan: WikiScan) -> Iterator[Finding]:
         for token, offset, valid in ps.block_defs:
             if not valid:
                 yield Finding(
-                    "warning", "invalid-block-id", scan.rel(ps.path),
+                    "warning",
+                    "invalid-block-id",
+                    scan.rel(ps.path),
                     f"'^{token}' is not a valid block id, so nothing can link to it",
                     "Use letters, digits and '-' only, e.g. ^" + _suggest_block(token),
                     line=ps.line(offset),
-                )  # fmt: skip
+                )
             elif seen[token] > 1 and token not in reported:
                 reported.add(token)
                 yield Finding(
-                    "warning", "invalid-block-id", scan.rel(ps.path),
+                    "warning",
+                    "invalid-block-id",
+                    scan.rel(ps.path),
                     f"block id ^{token} is defined {seen[token]} times on this page",
                     "Give each block its own id; links to a duplicated id are ambiguous.",
                     line=ps.line(offset),
-                )  # fmt: skip
+                )
 
 
 def _suggest_block(token: str) -> str:

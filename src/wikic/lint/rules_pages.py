@@ -32,10 +32,13 @@ _UNTYPED = ("empty", "nested")
 def check_unreadable(scan: WikiScan) -> Iterator[Finding]:
     for rel, message in sorted(scan.broken.items()):
         yield Finding(
-            "error", "unreadable-page", scan.rel(rel), message,
+            "error",
+            "unreadable-page",
+            scan.rel(rel),
+            message,
             "Fix the YAML between the --- lines (Obsidian flags it too), or restore the file "
             "from git.",
-        )  # fmt: skip
+        )
 
 
 def check_page_types(scan: WikiScan) -> Iterator[Finding]:
@@ -45,9 +48,12 @@ def check_page_types(scan: WikiScan) -> Iterator[Finding]:
             continue
         message = "no 'type' property" if kind in (None, "") else f"unknown type {kind!r}"
         yield Finding(
-            "warning", "page-type", scan.rel(ps.path), message,
+            "warning",
+            "page-type",
+            scan.rel(ps.path),
+            message,
             f"Set type to one of {', '.join(PAGE_TYPES)}.",
-        )  # fmt: skip
+        )
 
 
 def check_orphans(scan: WikiScan) -> Iterator[Finding]:
@@ -57,15 +63,21 @@ def check_orphans(scan: WikiScan) -> Iterator[Finding]:
             continue
         if ps.type == "source":
             yield Finding(
-                "info", "orphan-page", scan.rel(ps.path), "no page cites this source",
+                "info",
+                "orphan-page",
+                scan.rel(ps.path),
+                "no page cites this source",
                 "Its claims reached no entity or concept page; re-ingest it, or delete the "
                 "source page if the source is not wanted.",
-            )  # fmt: skip
+            )
         else:
             yield Finding(
-                "warning", "orphan-page", scan.rel(ps.path), "no other page links here",
+                "warning",
+                "orphan-page",
+                scan.rel(ps.path),
+                "no other page links here",
                 "Link it from a related page (## Related), or merge or delete it.",
-            )  # fmt: skip
+            )
 
 
 def check_index(scan: WikiScan) -> Iterator[Finding]:
@@ -85,10 +97,13 @@ def check_index(scan: WikiScan) -> Iterator[Finding]:
             f"({len(want - have)} lines missing, {len(have - want)} extra)"
         )
     yield Finding(
-        "warning", "index-drift", scan.rel("index.md"), message,
+        "warning",
+        "index-drift",
+        scan.rel("index.md"),
+        message,
         "`wikic lint --fix` regenerates it. index.md is generated: edit page properties instead.",
         fixable=True,
-    )  # fmt: skip
+    )
 
 
 def check_duplicates(scan: WikiScan) -> Iterator[Finding]:
@@ -125,10 +140,13 @@ def _duplicate(
 ) -> Finding:
     listed = " and ".join(f"'{shown[p]}' ({scan.rel(p)})" for p in [first, *others])
     return Finding(
-        "warning", "duplicate-title", scan.rel(first), f"{listed} have {what}: merge candidates",
+        "warning",
+        "duplicate-title",
+        scan.rel(first),
+        f"{listed} have {what}: merge candidates",
         "Merge them into one page (keep the other name as an alias), or rename one to tell "
         "them apart.",
-    )  # fmt: skip
+    )
 
 
 def link_in_nested(value: Any) -> str | None:
@@ -180,41 +198,54 @@ def check_properties(scan: WikiScan) -> Iterator[Finding]:
             if key in DEPRECATED_PROPERTIES:
                 new = DEPRECATED_PROPERTIES[key]
                 yield Finding(
-                    "warning", "deprecated-property", rel, f"'{key}' is deprecated in Obsidian",
+                    "warning",
+                    "deprecated-property",
+                    rel,
+                    f"'{key}' is deprecated in Obsidian",
                     f"Use '{new}'; `wikic lint --fix` renames it (merging into '{new}').",
                     fixable=True,
-                )  # fmt: skip
+                )
             kind = ps.prop_kinds[key]
             if kind == "nested" and unquoted_links(value):
                 yield Finding(
-                    "error", "unquoted-link-property", rel,
+                    "error",
+                    "unquoted-link-property",
+                    rel,
                     f"'{key}' holds a [[link]] without quotes, which YAML reads as a nested list",
-                    f"Quote it: {key}: \"[[…]]\"; `wikic lint --fix` does.", fixable=True,
-                )  # fmt: skip
+                    f'Quote it: {key}: "[[…]]"; `wikic lint --fix` does.',
+                    fixable=True,
+                )
             elif kind == "nested":
                 yield Finding(
-                    "error", "nested-property", rel,
+                    "error",
+                    "nested-property",
+                    rel,
                     f"'{key}' holds a nested value; Obsidian properties are flat",
                     "Use a text, number, date, checkbox or a list of texts.",
-                )  # fmt: skip
+                )
             expected = types.get(key)
             if expected and not _compatible(expected, kind):
                 where = "in wikic's schema" if key in PROPERTY_TYPES else "elsewhere in the wiki"
                 yield Finding(
-                    "warning", "property-type", rel,
+                    "warning",
+                    "property-type",
+                    rel,
                     f"'{key}' is a {kind} here but a {expected} {where}",
                     f"Obsidian gives a property one type across the vault: make it a {expected}.",
-                )  # fmt: skip
+                )
         tags = ps.page.props.get("tags")
         for tag in tags if isinstance(tags, list) else [tags] if tags is not None else []:
             if isinstance(tag, list | dict) or is_valid_tag(tag):
                 continue
             better = to_tag(str(tag))
             yield Finding(
-                "warning", "invalid-tag", rel, f"invalid tag {tag!r}",
+                "warning",
+                "invalid-tag",
+                rel,
+                f"invalid tag {tag!r}",
                 "Tags are letters, digits, _, - and / with at least one non-digit"
                 + (f", e.g. '{better}'." if better else "."),
-            )  # fmt: skip
+            )
 
 
 def check_contradictions(scan: WikiScan) -> Iterator[Finding]:
@@ -223,10 +254,13 @@ def check_contradictions(scan: WikiScan) -> Iterator[Finding]:
         for entry in ps.contradictions:
             if entry.status == "open":
                 yield Finding(
-                    "info", "open-contradiction", scan.rel(ps.path), snippet(entry.text),
+                    "info",
+                    "open-contradiction",
+                    scan.rel(ps.path),
+                    snippet(entry.text),
                     "Check the sources; when settled, mark it **resolved** and say why.",
                     line=ps.line(entry.start),
-                )  # fmt: skip
+                )
 
 
 def check_outdated(scan: WikiScan, *, today: dt.date | None = None) -> Iterator[Finding]:
@@ -241,7 +275,9 @@ def check_outdated(scan: WikiScan, *, today: dt.date | None = None) -> Iterator[
         if not isinstance(updated, dt.date) or (today - updated).days <= days:
             continue
         yield Finding(
-            "info", "outdated-page", scan.rel(ps.path),
+            "info",
+            "outdated-page",
+            scan.rel(ps.path),
             f"not updated since {updated.isoformat()} ({(today - updated).days} days)",
             "Review it against newer sources, or raise lint.stale_after_days.",
-        )  # fmt: skip
+        )

@@ -107,11 +107,13 @@ def check_sources(scan: WikiScan, changes: list[SourceChange]) -> Iterator[Findi
         rel = scan.rel(change.page.path)
         if change.missing:
             yield Finding(
-                "warning", "raw-missing", rel,
+                "warning",
+                "raw-missing",
+                rel,
                 f"its raw file {change.raw} is gone (or outside raw/)",
                 f"Restore {change.raw} (e.g. git checkout -- {change.raw}), or delete this "
                 "source page and the facts citing it.",
-            )  # fmt: skip
+            )
             continue
         ingested = change.page.page.props.get("ingested")
         when = f" on {ingested}" if ingested else ""
@@ -125,12 +127,14 @@ def check_sources(scan: WikiScan, changes: list[SourceChange]) -> Iterator[Findi
         else:
             what = "only its formatting differs"
         yield Finding(
-            "error", "raw-modified", change.raw,
+            "error",
+            "raw-modified",
+            change.raw,
             f"changed after it was ingested{when} (raw/ is immutable): {what}",
             f"If it is a new version of the source, re-ingest it: wikic ingest {change.raw} "
             f"(better: add new versions as new files). Otherwise restore it: "
             f"git checkout -- {change.raw}",
-        )  # fmt: skip
+        )
 
 
 def _para_order(block: str) -> tuple[int, str]:
@@ -163,10 +167,12 @@ def check_stale(scan: WikiScan, changes: list[SourceChange]) -> Iterator[Finding
             else:
                 continue
             yield Finding(
-                "warning", "stale-page", scan.rel(ps.path),
+                "warning",
+                "stale-page",
+                scan.rel(ps.path),
                 f"cites {scan.rel(source)}, but {why}",
                 f"Re-ingest the source (wikic ingest {change.raw}), then review these facts.",
-            )  # fmt: skip
+            )
 
 
 def raw_files(paths: WikiPaths) -> list[str]:
@@ -220,11 +226,13 @@ def check_journal(scan: WikiScan) -> Iterator[Finding]:
             else f"an operation ({directory.name}) that never finished preparing"
         )
         yield Finding(
-            "error", "interrupted-operation", scan.paths.rel(directory),
+            "error",
+            "interrupted-operation",
+            scan.paths.rel(directory),
             f"{what} was interrupted",
             "`wikic lint --fix` (or any writing command) finishes or rolls it back.",
             fixable=True,
-        )  # fmt: skip
+        )
 
 
 _STATUS_WORDS = {"?": "untracked", "D": "deleted", "A": "added", "R": "renamed", "M": "modified"}
@@ -260,7 +268,10 @@ def check_uncommitted(scan: WikiScan) -> Iterator[Finding]:
         state = next((w for c, w in _STATUS_WORDS.items() if c in code), "changed")
         staged = " (staged)" if code[0] not in " ?" else ""
         yield Finding(
-            "warning", "uncommitted-changes", rel, f"{state}, not committed{staged}",
+            "warning",
+            "uncommitted-changes",
+            rel,
+            f"{state}, not committed{staged}",
             f"Commit it (git add {rel} && git commit) or discard it; wikic commits only the "
             "files it writes, and --fix leaves such pages alone.",
-        )  # fmt: skip
+        )

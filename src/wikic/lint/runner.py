@@ -96,7 +96,13 @@ def structural_findings(
     checks: list[Check] = [
         (("unreadable-page",), lambda: check_unreadable(scan)),
         (
-            ("broken-link", "ambiguous-link", "broken-anchor", "missing-citation-block", "invalid-block-id"),
+            (
+                "broken-link",
+                "ambiguous-link",
+                "broken-anchor",
+                "missing-citation-block",
+                "invalid-block-id",
+            ),
             lambda: check_links(scan, checker),
         ),
         (("uncited-fact",), lambda: check_facts(scan, checker)),
@@ -106,7 +112,13 @@ def structural_findings(
         (("duplicate-title",), lambda: check_duplicates(scan)),
         (("page-type",), lambda: check_page_types(scan)),
         (
-            ("property-type", "deprecated-property", "unquoted-link-property", "nested-property", "invalid-tag"),
+            (
+                "property-type",
+                "deprecated-property",
+                "unquoted-link-property",
+                "nested-property",
+                "invalid-tag",
+            ),
             lambda: check_properties(scan),
         ),
         (("raw-modified", "raw-missing"), lambda: check_sources(scan, sources())),
@@ -116,7 +128,7 @@ def structural_findings(
         (("open-contradiction",), lambda: check_contradictions(scan)),
         (("uncommitted-changes",), lambda: check_uncommitted(scan)),
         (("interrupted-operation",), lambda: check_journal(scan)),
-    ]  # fmt: skip
+    ]
     found: list[Finding] = []
     for emitted, run in checks:
         if rules.intersection(emitted):
@@ -156,11 +168,14 @@ def _semantic_findings(scan: WikiScan, sem: SemanticResult, rules: set[str]) -> 
             continue
         line = next((ps.line(f.start) for f in ps.facts if f.block == pair.a), None)
         finding = Finding(
-            "warning", "contradiction", scan.rel(pair.page),
+            "warning",
+            "contradiction",
+            scan.rel(pair.page),
             f"^{pair.a} and ^{pair.b} cannot both be true: {pair.reason}",
             "`wikic lint --semantic --fix` records it under ## Contradictions as open.",
-            fixable=True, line=line,
-        )  # fmt: skip
+            fixable=True,
+            line=line,
+        )
         found.append(finding)
     if "open-question" in rules:
         found += [
@@ -238,10 +253,13 @@ def run_lint(
             backend = make_backend(paths.config, "lint", cache_dir=paths.kv_cache)
         missing = list(check_missing_pages(scan))
         sem = run_semantic(
-            paths, backend,
-            contradictions="contradiction" in enabled, questions="open-question" in enabled,
-            overview=lambda: _overview(scan, missing), progress=progress,
-        )  # fmt: skip
+            paths,
+            backend,
+            contradictions="contradiction" in enabled,
+            questions="open-question" in enabled,
+            overview=lambda: _overview(scan, missing),
+            progress=progress,
+        )
     fix: FixSummary | None = None
     pairs = sem.pairs if sem else []
     if options.fix and (any(f.fixable for f in findings) or pairs):

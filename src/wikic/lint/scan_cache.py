@@ -210,8 +210,10 @@ class ScanCache:
             return
         text = json.dumps(
             {"format": FORMAT, "pages": entries},
-            separators=(",", ":"), ensure_ascii=False, check_circular=False,
-        )  # fmt: skip
+            separators=(",", ":"),
+            ensure_ascii=False,
+            check_circular=False,
+        )
         # a cache: temp file + rename keeps readers safe; no fsync (a lost file is a miss)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")

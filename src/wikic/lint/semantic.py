@@ -180,9 +180,13 @@ def run_semantic(
             _contradictions(paths, backend, cache, head, result, progress)
         if questions:
             reply = _ask(
-                backend, cache,
-                [*head, user(overview()), user(QUESTIONS_TASK)], QuestionsReply, 160, result,
-            )  # fmt: skip
+                backend,
+                cache,
+                [*head, user(overview()), user(QUESTIONS_TASK)],
+                QuestionsReply,
+                160,
+                result,
+            )
             if reply:
                 asked = [" ".join(str(q).split()) for q in reply.get("questions", [])]
                 result.questions = [q[:QUESTION_CHARS] for q in asked if q][:MAX_QUESTIONS]

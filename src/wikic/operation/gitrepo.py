@@ -125,10 +125,12 @@ def commit_paths(
             tracked = set(repo.git.ls_files("--full-name", "--", *str_paths).splitlines())
             top = Path(repo.working_tree_dir or ".").resolve()
             commit_list = [
-                p for p in str_paths
-                if Path(p).exists() or Path(p).resolve().relative_to(top).as_posix() in tracked
+                p
+                for p in str_paths
+                if Path(p).exists()
+                or Path(p).resolve().relative_to(top).as_posix() in tracked
                 or _in_head(repo, Path(p).resolve().relative_to(top).as_posix())
-            ]  # fmt: skip
+            ]
             repo.git.commit("--no-verify", "--quiet", "-m", message, "--", *commit_list)
         except git.GitCommandError as exc:
             detail = (exc.stderr or str(exc)).strip().splitlines()

@@ -145,9 +145,12 @@ def answer_question(
             return QueryResult(question, NOTHING_FOUND, "", (), (), (), found=False, notes=notes)
         model = backend if isinstance(backend, Backend) else backend()
         ctx = build_context(
-            paths, question, picked, count=model.count_tokens,
+            paths,
+            question,
+            picked,
+            count=model.count_tokens,
             budget=context_tokens or cfg.context_tokens,
-        )  # fmt: skip
+        )
         gen = model.generate(
             ctx.segments,
             max_tokens=max_tokens or cfg.max_answer_tokens,
@@ -164,10 +167,21 @@ def answer_question(
     for item in removed:
         log.info("removed citation %s: %s", item.link, item.reason)
     return QueryResult(
-        question, answer, gen.text, tuple(citations), tuple(removed), ctx.pages, gen.stats,
-        model.model_name, True, gen.finish_reason, ctx.catalog_tokens, ctx.catalog_truncated,
-        notes, attributed,
-    )  # fmt: skip
+        question,
+        answer,
+        gen.text,
+        tuple(citations),
+        tuple(removed),
+        ctx.pages,
+        gen.stats,
+        model.model_name,
+        True,
+        gen.finish_reason,
+        ctx.catalog_tokens,
+        ctx.catalog_truncated,
+        notes,
+        attributed,
+    )
 
 
 def _problem(store: Store, lnk: WikiLink) -> tuple[str | None, str | None]:

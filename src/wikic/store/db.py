@@ -56,9 +56,17 @@ _PAGE_COLS = "path, title, type, aliases, tags, summary, updated, source_count, 
 def _page_info(row: Sequence[Any]) -> PageInfo:
     path, title, typ, aliases, tags, summary, updated, count, props, broken = row
     return PageInfo(
-        path, title, typ, tuple(json.loads(aliases)), tuple(json.loads(tags)), summary,
-        updated, count, json.loads(props), broken,
-    )  # fmt: skip
+        path,
+        title,
+        typ,
+        tuple(json.loads(aliases)),
+        tuple(json.loads(tags)),
+        summary,
+        updated,
+        count,
+        json.loads(props),
+        broken,
+    )
 
 
 class Store:
@@ -174,10 +182,16 @@ class Store:
         """Pages matching `query` (and the filters), best first; see `store_search`."""
         return self._guarded(
             lambda: run_search(
-                self.conn, query, types=types, tags=tags, where=where, limit=limit,
-                mode=mode, prefix_last=prefix_last,
+                self.conn,
+                query,
+                types=types,
+                tags=tags,
+                where=where,
+                limit=limit,
+                mode=mode,
+                prefix_last=prefix_last,
             )
-        )  # fmt: skip
+        )
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._guarded(lambda: self.conn.execute(sql, params).fetchall())
@@ -220,9 +234,13 @@ class Store:
             "(SELECT count(*) FROM pages WHERE broken IS NOT NULL)"
         )[0]
         return {
-            "pages": one[0], "types": by_type, "claims": one[1], "contradictions": one[2],
-            "open_contradictions": one[3], "broken": one[4],
-        }  # fmt: skip
+            "pages": one[0],
+            "types": by_type,
+            "claims": one[1],
+            "contradictions": one[2],
+            "open_contradictions": one[3],
+            "broken": one[4],
+        }
 
     def resolve(self, target: str) -> str | None:
         """The page path a link target points to, resolved as `Vault.resolve` does."""

@@ -160,9 +160,25 @@ def _title_heading_end(body: str, title: str) -> int:
 def _broken(path: str, sha: str, text: str, error: str) -> PageRecord:
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     return PageRecord(
-        path, sha, stem, "", (), (), "", "", 0, "{}", (), search_text(text), (), (), (), (), (),
+        path,
+        sha,
+        stem,
+        "",
+        (),
+        (),
+        "",
+        "",
+        0,
+        "{}",
+        (),
+        search_text(text),
+        (),
+        (),
+        (),
+        (),
+        (),
         broken=error,
-    )  # fmt: skip
+    )
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -158,21 +158,37 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
         "updated, source_count, props, blocks, headings, broken, sha, mtime_ns, size, ino) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            rec.path, normalize_target(rec.name), normalize_target(stem), rec.title,
-            rec.type.casefold(), _j(rec.aliases), _j(rec.tags), rec.summary, rec.updated,
-            rec.source_count, rec.props_json, _j(rec.blocks), _j(rec.headings), rec.broken,
-            rec.sha, *sig,
+            rec.path,
+            normalize_target(rec.name),
+            normalize_target(stem),
+            rec.title,
+            rec.type.casefold(),
+            _j(rec.aliases),
+            _j(rec.tags),
+            rec.summary,
+            rec.updated,
+            rec.source_count,
+            rec.props_json,
+            _j(rec.blocks),
+            _j(rec.headings),
+            rec.broken,
+            rec.sha,
+            *sig,
         ),
-    )  # fmt: skip
+    )
     page_id = cur.lastrowid
     conn.execute(
         "INSERT INTO pages_fts (rowid, title, aliases, tags, summary, body) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         (
-            page_id, rec.title, " ; ".join(rec.aliases), " ".join(rec.tags), rec.summary,
+            page_id,
+            rec.title,
+            " ; ".join(rec.aliases),
+            " ".join(rec.tags),
+            rec.summary,
             rec.search_body,
         ),
-    )  # fmt: skip
+    )
     conn.executemany(
         "INSERT INTO props (page_id, key, value) VALUES (?, ?, ?)",
         [(page_id, k, v) for k, v in rec.prop_values],
@@ -185,11 +201,17 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
         "INSERT INTO claims (page_id, ordinal, block, text, markdown, citations) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (page_id, c.ordinal, c.block, c.text, c.markdown,
-             _j([[x.target, x.block] for x in c.citations]))
+            (
+                page_id,
+                c.ordinal,
+                c.block,
+                c.text,
+                c.markdown,
+                _j([[x.target, x.block] for x in c.citations]),
+            )
             for c in rec.claims
         ],
-    )  # fmt: skip
+    )
     conn.executemany(
         "INSERT INTO citations (page_id, ordinal, target_key, block) VALUES (?, ?, ?, ?)",
         [
@@ -203,12 +225,17 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         [
             (
-                page_id, c.ordinal, c.block, c.status, c.note, c.markdown,
+                page_id,
+                c.ordinal,
+                c.block,
+                c.status,
+                c.note,
+                c.markdown,
                 _j([[r.target, r.block, r.page] for r in c.refs]),
             )
             for c in rec.contradictions
         ],
-    )  # fmt: skip
+    )
 
 
 def _j(value: object) -> str:

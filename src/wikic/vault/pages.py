@@ -28,9 +28,22 @@ TYPE_FOLDERS = {
 }
 # Properties in the order wikic writes them; others follow in their own order.
 PROPERTY_ORDER = (
-    "type", "title", "aliases", "tags", "summary", "sources", "kind", "raw", "sha256",
-    "question", "consulted", "contradictions", "created", "updated", "ingested",
-)  # fmt: skip
+    "type",
+    "title",
+    "aliases",
+    "tags",
+    "summary",
+    "sources",
+    "kind",
+    "raw",
+    "sha256",
+    "question",
+    "consulted",
+    "contradictions",
+    "created",
+    "updated",
+    "ingested",
+)
 # The value type of each property wikic writes; one type per name across the vault.
 PROPERTY_TYPES: dict[str, str] = {
     "type": "text", "title": "text", "aliases": "list", "tags": "list", "summary": "text",
@@ -127,9 +140,13 @@ def render_page(page: Page) -> str:
     if not props:
         return body + "\n"
     head = yaml.dump(
-        props, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
+        props,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
         width=10_000,
-    )  # fmt: skip
+    )
     return f"---\n{head}---\n\n{body}\n"
 
 
