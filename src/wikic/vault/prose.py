@@ -1,0 +1,221 @@
+"""Inline markdown as clean prose and as inert markdown, and prose split into sentences.
+
+Clean text keeps what a reader reads (link text, inline code) and drops markup, URLs, images,
+footnote references and HTML tags. Inert markdown renders as that text in Obsidian: nothing
+from a source can become a wikilink, embed, tag, math, HTML or block id.
+
+Sentences come from nupunkt, picked by measuring PyPI segmenters on raw/*.md,
+scripts/data/cpu-inference-article.md and scripts/data/corpus/*.md (9.7k words of clean block
+text, unmasked) and on 25 technical cases ("e.g.", "vs.", "v0.32.1", "3.11", "config.json",
+"U.S.", "107.5", "...", "(AWQ).", "approx. 3", "~/.ollama/models", "README.md."):
+
+| segmenter       | cases wrong | wrong splits in corpus          | ms / 10k words |
+|-----------------|-------------|---------------------------------|----------------|
+| pysbd 0.3.4     | 4 / 25      | ~14 (".gitconfig", "~/.ollama") | 600            |
+| syntok 1.4.4    | 1 / 25      | 0                               | 85             |
+| sentencex 1.0   | 3 / 25      | 0                               | 6              |
+| nupunkt 0.8.0   | 1 / 25      | 0                               | 14             |
+| blingfire 0.1.8 | 0 / 25      | 0                               | 15 (numpy; 2021) |
+
+nupunkt: no dependencies, maintained, fast, offsets kept. Its one miss ("pip install -e ." cut
+at the lone dot) is inline code, which is masked before segmenting, as are "e.g."-style
+abbreviations that never end a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+import nupunkt
+from markdown_it.tree import SyntaxTreeNode
+
+_SPACE_RE = re.compile(r"\s+")
+# Characters Obsidian or CommonMark could turn into markup, links, tags, math, comments or
+# block ids; `<`, `>` and entity-like `&` become HTML entities instead.
+_ESCAPE_RE = re.compile(r"[\\`*_\[\]#$^|~]|%%|==|<|>|&(?=#?\w+;)")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+_LINE_START_RE = re.compile(r"^(?:([-+])|(\d+)([.)]))(?=\s|$)")
+_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def escape(text: str) -> str:
+    """Markdown that renders as `text` literally: no links, tags, math, HTML or block ids."""
+
+    def one(m: re.Match[str]) -> str:
+        s = m.group()
+        return _ENTITIES.get(s[0], "") or "".join("\\" + c for c in s)
+
+    return _ESCAPE_RE.sub(one, text)
+
+
+def escape_line_start(markdown: str) -> str:
+    """Keep a line that starts with `- `, `+ ` or `1. ` from becoming a list item."""
+    m = _LINE_START_RE.match(markdown)
+    if not m:
+        return markdown
+    if m.group(1):
+        return "\\" + markdown
+    return m.group(2) + "\\" + markdown[len(m.group(2)) :]
+
+
+@dataclass
+class Inline:
+    """One inline run: clean text, inert markdown, and the spans worth remembering."""
+
+    text: str = ""
+    markdown: str = ""
+    code_spans: list[str] = field(default_factory=list)
+    strong: list[str] = field(default_factory=list)
+    # (start, end) offsets in `text` of inline code, which sentence splitting must not cut.
+    protected: list[tuple[int, int]] = field(default_factory=list)
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.out = Inline()
+        self.parts: list[str] = []
+        self._strong_depth = 0
+        self._strong_start = 0
+
+    def add_text(self, raw: str, markdown: str) -> None:
+        raw = _SPACE_RE.sub(" ", raw)
+        if raw.startswith(" ") and (not self.out.text or self.out.text.endswith(" ")):
+            raw = raw[1:]
+        self.out.text += raw
+        if markdown.startswith(" ") and self.parts and self.parts[-1].endswith(" "):
+            markdown = markdown[1:]
+        self.parts.append(markdown)
+
+    def walk(self, nodes: list[SyntaxTreeNode]) -> None:
+        for node in nodes:
+            self.node(node)
+
+    def node(self, node: SyntaxTreeNode) -> None:
+        kind = node.type
+        if kind == "text":
+            self.add_text(node.content, escape(_SPACE_RE.sub(" ", node.content)))
+        elif kind in ("softbreak", "hardbreak"):
+            self.add_text(" ", " ")
+        elif kind == "code_inline":
+            self.code(node.content)
+        elif kind == "html_inline":
+            # Tags are dropped, never rendered; a <br> still separates words.
+            if re.match(r"<br\b", node.content, re.IGNORECASE):
+                self.add_text(" ", " ")
+        elif kind == "footnote_ref":
+            self.parts.append(f"[^{escape(str(node.meta.get('label', '')))}]")
+        elif kind == "link":
+            self.link(node)
+        elif kind in ("em", "strong", "s"):
+            self.emphasis(node)
+        else:  # image, footnote_anchor, unknown plugins: dropped
+            return
+
+    def code(self, content: str) -> None:
+        start = len(self.out.text)
+        self.out.text += content
+        self.out.protected.append((start, len(self.out.text)))
+        self.out.code_spans.append(content)
+        self.parts.append(code_span(content))
+
+    def link(self, node: SyntaxTreeNode) -> None:
+        href = str(node.attrs.get("href", ""))
+        live = href.lower().startswith(_LINK_SCHEMES)
+        if live:
+            self.parts.append("[")
+        self.walk(node.children)
+        if live:
+            self.parts.append(f"]({_safe_url(href)})")
+
+    def emphasis(self, node: SyntaxTreeNode) -> None:
+        is_strong = node.type == "strong"
+        if is_strong:
+            if self._strong_depth == 0:
+                self._strong_start = len(self.out.text)
+            self._strong_depth += 1
+        self.parts.append(node.markup)
+        self.walk(node.children)
+        self.parts.append(node.markup)
+        if is_strong:
+            self._strong_depth -= 1
+            term = self.out.text[self._strong_start :].strip()
+            if self._strong_depth == 0 and term:
+                self.out.strong.append(term)
+
+
+def code_span(content: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if content.startswith("`") or content.endswith("`") or not content.strip() else ""
+    return f"{ticks}{pad}{content}{pad}{ticks}"
+
+
+def _safe_url(href: str) -> str:
+    return re.sub(r"[\s<>()\\]", lambda m: f"%{ord(m.group()):02X}", href)
+
+
+def render_inline(node: SyntaxTreeNode) -> Inline:
+    """Clean text and inert markdown of one `inline` node."""
+    renderer = _Renderer()
+    renderer.walk(node.children)
+    out = renderer.out
+    markdown = "".join(renderer.parts)
+    lead = len(out.text) - len(out.text.lstrip())
+    out.text = out.text.strip()
+    out.protected = [(s - lead, e - lead) for s, e in out.protected]
+    out.markdown = escape_line_start(markdown.strip())
+    return out
+
+
+class _HTMLText(HTMLParser):
+    _SKIP = frozenset({"script", "style", "template", "noscript"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self._skipping += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP and self._skipping:
+            self._skipping -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    """The visible text of an HTML fragment: tags, comments and script/style bodies dropped."""
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return _SPACE_RE.sub(" ", " ".join(parser.parts)).strip()
+
+
+_NEVER_FINAL_RE = re.compile(r"\b(?:e\.g|i\.e|cf|vs|viz|approx|incl)\.(?=\s)", re.IGNORECASE)
+
+
+def split_sentences(text: str, protected: list[tuple[int, int]] | None = None) -> list[str]:
+    """The sentences of one paragraph of clean prose, verbatim and in order.
+
+    `protected` are (start, end) spans of `text` (inline code) that stay inside one sentence.
+    """
+    masked = _mask(text, protected or [])
+    pieces = (text[start:end].strip() for start, end in nupunkt.sent_spans(masked))
+    return [piece for piece in pieces if piece]
+
+
+def _mask(text: str, protected: list[tuple[int, int]]) -> str:
+    """`text` with the same length, its protected spans and abbreviations turned into a word."""
+    chars = list(text)
+    spans = [*protected, *(m.span() for m in _NEVER_FINAL_RE.finditer(text))]
+    for start, end in spans:
+        for i in range(start, end):
+            chars[i] = "X" if i == start else "x"
+    return "".join(chars)
