@@ -77,6 +77,14 @@ class LintConfig(_Section):
     stale_after_days: int = Field(0, ge=0)  # 0: never flag pages as stale by age alone
 
 
+class ConsolidateConfig(_Section):
+    episode_dirs: list[str] = Field(default_factory=list)  # folders whose sources are episodes
+    period: Literal["week", "day"] = "week"
+    min_episodes: int = Field(3, ge=2)  # distinct episodes a pattern needs to be extracted
+    context_tokens: int = Field(2000, ge=256)  # episode text per model call
+    suggested_targets: int = Field(8, ge=0)
+
+
 class GitConfig(_Section):
     commit: bool = True
     author_name: str = "wikic"
@@ -95,6 +103,7 @@ class Config(_Section):
     ingest: IngestConfig = IngestConfig()
     query: QueryConfig = QueryConfig()
     lint: LintConfig = LintConfig()
+    consolidate: ConsolidateConfig = ConsolidateConfig()
     git: GitConfig = GitConfig()
 
     def model_for(self, role: RoleName) -> str:
