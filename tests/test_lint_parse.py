@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from wikic.errors import PageError
 from wikic.lint.names import name_key, near_duplicate_pairs, within_one_edit
+from wikic.lint.page_scan import scan_page
 from wikic.lint.parse import section_claims, split_block_id
-from wikic.lint.scan import scan_page
 from wikic.lint.yamlfast import fast_props
 from wikic.vault.links import iter_links
 from wikic.vault.pages import Page, parse_page, render_page

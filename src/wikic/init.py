@@ -15,6 +15,7 @@ from wikic.errors import WikicError, WikiExistsError
 from wikic.operation.gitrepo import init_repo, open_repo
 from wikic.operation.transaction import OpResult, Plan, writing
 from wikic.paths import AGENTS_NAME, STATE_DIR, WikiPaths
+from wikic.store.db import after_commit
 from wikic.vault.catalog import render_index
 from wikic.vault.logbook import LOG_HEADER
 
@@ -55,7 +56,7 @@ def init_wiki(directory: Path) -> InitResult:
     plan.log_bullets.append(
         "created the wiki: AGENTS.md, wikic.yaml, raw/, wiki/index.md, wiki/log.md"
     )
-    with writing(paths, "init", wait=0) as writer:
+    with writing(paths, "init", wait=0, on_commit=after_commit) as writer:
         result = writer.commit(plan)
     return InitResult(root, created_repo, result)
 

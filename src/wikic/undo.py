@@ -17,6 +17,7 @@ from wikic.errors import OperationError
 from wikic.operation.gitrepo import OpCommit, op_commits, working_tree_dirty
 from wikic.operation.transaction import OpResult, Plan, writing
 from wikic.paths import WikiPaths
+from wikic.store.db import after_commit
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _blob(repo: git.Repo, rev: str, repo_rel: str) -> str | None:
 def undo_last(
     paths: WikiPaths, *, wait: float | None = None, on_wait: Callable[[str], None] | None = None
 ) -> UndoResult:
-    with writing(paths, "undo", wait=wait, on_wait=on_wait) as writer:
+    with writing(paths, "undo", wait=wait, on_wait=on_wait, on_commit=after_commit) as writer:
         repo = writer.repo
         if repo is None:
             raise OperationError("undo needs git: this wiki has git.commit set to false")

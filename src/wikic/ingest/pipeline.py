@@ -21,6 +21,7 @@ from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
 from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
 from wikic.status import source_pages_by_raw, source_states
+from wikic.store.db import after_commit
 from wikic.vault.links import link
 from wikic.vault.pages import render_page
 from wikic.vault.sources import Source, list_raw, load_source, resolve_source_path
@@ -151,7 +152,7 @@ def ingest(
     day = today or dt.date.today()
     if request.dry_run:
         return _run(paths, request, None, extract_backend, write_backend, emit, day)
-    with writing(paths, "ingest", wait=wait, on_wait=on_wait) as writer:
+    with writing(paths, "ingest", wait=wait, on_wait=on_wait, on_commit=after_commit) as writer:
         return _run(paths, request, writer, extract_backend, write_backend, emit, day)
 
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wikic.ingest.render import add_contradictions as add_contradiction_entries
+from wikic.lint.page_scan import PageScan, split_file
 from wikic.lint.parse import LINK_RE
 from wikic.lint.rules_links import LinkChecker, is_attachment
 from wikic.lint.rules_pages import link_in_nested
-from wikic.lint.scan import PageScan, WikiScan, split_file
+from wikic.lint.scan import WikiScan
 from wikic.lint.semantic import ContradictionPair
 from wikic.operation.transaction import Plan
 from wikic.vault.catalog import render_index

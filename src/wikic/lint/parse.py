@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
+from wikic.lint.model import Claim, Link
 from wikic.vault.links import WikiLink
-from wikic.vault.sections import STATUS_RE
-
-if TYPE_CHECKING:
-    from wikic.lint.scan import Link
 
 LINK_RE = re.compile(r"\[\[([^\[\]\n\r]+?)\]\]")
 # a `^token` ending a line; valid block ids are letters, digits and `-` (Obsidian's rule)
@@ -42,21 +38,6 @@ _BLOCK_TAIL_RE = re.compile(r"([A-Za-z0-9-]+)\s*")
 _FENCES = ("```", "~~~")
 _MARKERS = frozenset("-*+")
 _INDENTS = frozenset(" \t")
-
-
-class Claim(NamedTuple):
-    """A top-level bullet of a section: a fact, or a contradiction entry."""
-
-    text: str  # without the marker and the trailing block id
-    block: str | None
-    start: int  # offsets of the bullet's lines in the body
-    end: int
-    links: tuple[WikiLink, ...]
-
-    @property
-    def status(self) -> str | None:
-        m = STATUS_RE.match(self.text)
-        return m.group(1) if m else None
 
 
 def split_block_id(text: str) -> tuple[str, str | None]:

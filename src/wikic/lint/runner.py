@@ -48,6 +48,7 @@ from wikic.lint.semantic import ContradictionPair, Progress, SemanticResult, run
 from wikic.llm.backend import Backend
 from wikic.operation.transaction import writing
 from wikic.paths import WikiPaths
+from wikic.store.db import after_commit
 
 DEFAULT_WAIT_S = 5.0
 
@@ -202,7 +203,7 @@ def apply_fixes(
     today: dt.date | None = None,
 ) -> FixSummary:
     """Plan the fixes on a fresh scan under the writer lock and commit them as one operation."""
-    with writing(paths, "lint", wait=wait, on_wait=on_wait) as writer:
+    with writing(paths, "lint", wait=wait, on_wait=on_wait, on_commit=after_commit) as writer:
         dirty = frozenset(p for p in uncommitted(paths) if p.endswith(".md"))
         # no scan cache here: edits go by offsets, so read every page as it is now
         fix = plan_fixes(scan_wiki(paths, use_cache=False), rules, pairs, skip=dirty, today=today)

@@ -19,8 +19,8 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from wikic.lint.parse import Claim
-from wikic.lint.scan import Link, PageScan
+from wikic.lint.model import Claim, Link
+from wikic.lint.page_scan import PageScan
 from wikic.paths import WikiPaths
 from wikic.vault.links import WikiLink, parse_inner
 from wikic.vault.pages import Page

@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 import secrets
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import git
@@ -30,7 +30,6 @@ from wikic.operation.gitrepo import (
 from wikic.operation.journal import Change, Journal, pending
 from wikic.operation.lock import writer_lock
 from wikic.paths import WikiPaths
-from wikic.store.db import after_commit
 from wikic.vault.catalog import render_index
 from wikic.vault.logbook import LogEntry, append_entry
 from wikic.vault.pages import Page, parse_page
@@ -100,13 +99,25 @@ def recover(paths: WikiPaths, repo: git.Repo | None) -> list[str]:
     return notes
 
 
+CommitHook = Callable[[WikiPaths, Sequence[str]], None]
+"""Told the paths (relative to the wiki root) that an operation changed, after its commit.
+Must never raise: the operation has landed. The store passes its index update here."""
+
+
 class Writer:
     """Makes the plans of one locked session land. Obtain it from `writing()`."""
 
-    def __init__(self, paths: WikiPaths, repo: git.Repo | None, recovered: list[str]) -> None:
+    def __init__(
+        self,
+        paths: WikiPaths,
+        repo: git.Repo | None,
+        recovered: list[str],
+        on_commit: CommitHook | None = None,
+    ) -> None:
         self.paths = paths
         self.repo = repo
         self.recovered = recovered
+        self.on_commit = on_commit
 
     def commit(self, plan: Plan, *, today: dt.date | None = None) -> OpResult:
         changes = self._full_changes(plan, today or dt.date.today())
@@ -131,7 +142,8 @@ class Writer:
                 reset_paths(self.repo, [self.paths.root / p for p in changes])
             raise
         journal.discard()
-        after_commit(self.paths, changes)  # keeps the search index current; never raises
+        if self.on_commit is not None:
+            self.on_commit(self.paths, list(changes))
         return OpResult(op_id, sha, tuple(changes))
 
     def _full_changes(self, plan: Plan, today: dt.date) -> dict[str, str | None]:
@@ -224,14 +236,18 @@ def writing(
     *,
     wait: float | None = None,
     on_wait: Callable[[str], None] | None = None,
+    on_commit: CommitHook | None = None,
 ) -> Iterator[Writer]:
-    """Hold the writer lock for one writing session; recover first, check git, yield a Writer."""
+    """Hold the writer lock for one writing session; recover first, check git, yield a Writer.
+
+    `on_commit` keeps derived state current (the store's `after_commit`); without it the store
+    still catches up on its next read by its stat pass, only later."""
     with writer_lock(paths.lock_file, op=op, wait=wait, on_wait=on_wait):
         repo = open_repo(paths.root) if paths.config.git.commit else None
         recovered = recover(paths, repo)
         if repo is not None:
             check_can_commit(repo)
-        yield Writer(paths, repo, recovered)
+        yield Writer(paths, repo, recovered, on_commit)
 
 
 def recover_if_idle(paths: WikiPaths) -> list[str]:

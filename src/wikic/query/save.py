@@ -18,7 +18,7 @@ from wikic.errors import OperationError, PageError
 from wikic.operation.transaction import Plan, writing
 from wikic.paths import WikiPaths
 from wikic.query.answer import QueryResult, check_citations
-from wikic.store.db import Store, open_store
+from wikic.store.db import Store, after_commit, open_store
 from wikic.store.rows import search_text
 from wikic.vault.catalog import one_line
 from wikic.vault.links import link
@@ -212,7 +212,10 @@ def save_answer(
             hint="Ingest sources about the question first (wikic ingest), then ask again.",
         )
     day = today or dt.date.today()
-    with writing(paths, "query", wait=wait, on_wait=on_wait) as writer, open_store(paths) as store:
+    with (
+        writing(paths, "query", wait=wait, on_wait=on_wait, on_commit=after_commit) as writer,
+        open_store(paths) as store,
+    ):
         answer, citations, _removed = check_citations(result.answer, store)  # pages may have moved
         result = replace(result, answer=answer, citations=tuple(citations))
         rel = _existing_analysis(store, result.question)
