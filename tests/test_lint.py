@@ -316,6 +316,13 @@ def test_uningested_source(wiki: FixtureWiki) -> None:
     )
 
 
+def test_unusable_source(wiki: FixtureWiki) -> None:
+    (wiki.root / "raw" / "escape.md").symlink_to("../AGENTS.md")
+    (f,) = wiki.lint().findings
+    assert (f.rule, f.level, f.page) == ("unusable-source", "warning", "raw/escape.md")
+    assert f.message == "skipped: symlink to ../AGENTS.md leaves raw/ (sources must be inside raw/)"
+
+
 def test_outdated_pages_only_when_configured(wiki: FixtureWiki) -> None:
     assert "outdated-page" not in wiki.rules()
     wiki.set_config("lint:\n  stale_after_days: 30\n")

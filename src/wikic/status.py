@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from wikic.operation.journal import pending
 from wikic.paths import WikiPaths
 from wikic.vault.logbook import LogEntry, parse_entries
-from wikic.vault.sources import hash_raw, list_raw
+from wikic.vault.sources import SkippedRaw, hash_raw, scan_raw
 from wikic.vault.tree import Vault
 
 
@@ -32,6 +32,7 @@ class WikiStatus:
     recent: list[LogEntry]
     interrupted: int = 0
     broken_pages: list[str] = field(default_factory=list)
+    skipped: list[SkippedRaw] = field(default_factory=list)  # raw/ files that are not sources
 
     def count(self, state: str) -> int:
         return sum(1 for s in self.sources if s.state == state)
@@ -49,7 +50,8 @@ def source_pages_by_raw(vault: Vault) -> dict[str, list[str]]:
 def source_states(paths: WikiPaths, vault: Vault) -> list[SourceState]:
     by_raw = source_pages_by_raw(vault)
     states = []
-    for rel in list_raw(paths):
+    present = set(scan_raw(paths).files)
+    for rel in sorted(present):
         pages = by_raw.get(rel)
         if not pages:
             states.append(SourceState(rel, "new", None))
@@ -57,7 +59,6 @@ def source_states(paths: WikiPaths, vault: Vault) -> list[SourceState]:
         recorded = str(vault.pages[pages[0]].props.get("sha256") or "")
         state = "ingested" if recorded == hash_raw(paths, rel) else "changed"
         states.append(SourceState(rel, state, pages[0]))
-    present = set(list_raw(paths))
     for raw, pages in sorted(by_raw.items()):
         if raw not in present:
             states.append(SourceState(raw, "missing", pages[0]))
@@ -75,6 +76,7 @@ def wiki_status(paths: WikiPaths, *, recent: int = 5) -> WikiStatus:
         recent=entries[-recent:] if recent else [],
         interrupted=len(pending(paths.journal, paths.root)),
         broken_pages=sorted(vault.broken),
+        skipped=list(scan_raw(paths).skipped),
     )
 
 

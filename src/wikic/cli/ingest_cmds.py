@@ -13,6 +13,8 @@ from wikic.cli import backends
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json
 from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
+from wikic.paths import WikiPaths
+from wikic.vault.sources import SkippedRaw, scan_raw
 
 
 @app.command("ingest")
@@ -57,12 +59,16 @@ def ingest_cmd(
             wait=0 if no_wait else None,
             on_wait=waiting_message,
         )
+    skipped = _skipped(paths, request)
+    for item in skipped:
+        err_console().print(f"Warning: skipped {item.rel}: {item.reason}", markup=False)
     if json_out:
         stats = report.total_stats()
         print_json(
             {
                 "dry_run": report.dry_run,
                 "sources": [o.to_dict() for o in report.outcomes],
+                "skipped": [{"raw": s.rel, "reason": s.reason} for s in skipped],
                 "stats": stats.to_dict(),
             }
         )
@@ -70,6 +76,22 @@ def ingest_cmd(
         _render(report)
     if report.failed:
         raise typer.Exit(1)
+
+
+def _skipped(paths: WikiPaths, request: IngestRequest) -> list[SkippedRaw]:
+    """The raw/ files a listing of this run passed over (--all, or a folder given), with why."""
+    found = scan_raw(paths).skipped
+    if request.all_new:
+        return list(found)
+    root = paths.root.resolve()
+    prefixes = []
+    for given in request.paths:
+        for full in (Path.cwd() / given, paths.root / given):
+            full = full.resolve()
+            if full.is_dir() and full.is_relative_to(root):
+                prefixes.append(full.relative_to(root).as_posix().rstrip("/") + "/")
+                break
+    return [s for s in found if prefixes and s.rel.startswith(tuple(prefixes))]
 
 
 class _progress:

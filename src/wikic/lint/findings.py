@@ -115,6 +115,11 @@ _RULE_LIST = (
     ),
     Rule("uningested-source", "info", "a text file in raw/ that has not been ingested yet"),
     Rule(
+        "unusable-source",
+        "warning",
+        "a file in raw/ that is skipped: a symlink leaving raw/ or dangling, not a regular file",
+    ),
+    Rule(
         "outdated-page", "info", "a page not updated for `lint.stale_after_days` days (off when 0)"
     ),
     Rule("open-contradiction", "info", "an open entry in a page's `## Contradictions` section"),

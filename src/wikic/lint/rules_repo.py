@@ -24,7 +24,7 @@ from wikic.lint.scan import PageScan, WikiScan
 from wikic.operation.gitrepo import open_repo
 from wikic.operation.journal import pending
 from wikic.paths import WikiPaths
-from wikic.vault.sources import TEXT_SUFFIXES, sha256_bytes, split_paragraphs
+from wikic.vault.sources import TEXT_SUFFIXES, scan_raw, sha256_bytes, split_paragraphs
 
 
 @dataclass
@@ -175,29 +175,24 @@ def check_stale(scan: WikiScan, changes: list[SourceChange]) -> Iterator[Finding
             )
 
 
-def raw_files(paths: WikiPaths) -> list[str]:
-    """What `sources.list_raw` lists (hidden files skipped), without resolving every path."""
-    raw_dir = paths.raw
-    if not raw_dir.is_dir():
-        return []
-    base = paths.rel(raw_dir)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(raw_dir):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        sub = os.path.relpath(dirpath, raw_dir).replace(os.sep, "/")
-        prefix = f"{base}/" if sub == "." else f"{base}/{sub}/"
-        found += [prefix + name for name in filenames if not name.startswith(".")]
-    return sorted(found)
-
-
 def check_uningested(scan: WikiScan) -> Iterator[Finding]:
     known = {str(ps.page.props.get("raw")) for ps in scan if ps.type == "source"}
-    for rel in raw_files(scan.paths):
+    """uningested-source, and unusable-source for raw/ files that cannot be sources."""
+    listing = scan_raw(scan.paths)
+    for rel in listing.files:
         if rel not in known and PurePosixPath(rel).suffix.lower() in TEXT_SUFFIXES:
             yield Finding(
                 "info", "uningested-source", rel, "not ingested yet", f"wikic ingest {rel}"
             )
 
+    for skipped in listing.skipped:
+        yield Finding(
+            "warning",
+            "unusable-source",
+            skipped.rel,
+            f"skipped: {skipped.reason}",
+            "Copy the file into raw/ instead of linking to it, or remove the link.",
+        )
 
 def writer_running(paths: WikiPaths) -> bool:
     """Whether a wikic process holds the writer lock now (checked without waiting)."""

@@ -124,7 +124,7 @@ def structural_findings(
         ),
         (("raw-modified", "raw-missing"), lambda: check_sources(scan, sources())),
         (("stale-page",), lambda: check_stale(scan, sources())),
-        (("uningested-source",), lambda: check_uningested(scan)),
+        (("uningested-source", "unusable-source"), lambda: check_uningested(scan)),
         (("outdated-page",), lambda: check_outdated(scan, today=today)),
         (("open-contradiction",), lambda: check_contradictions(scan)),
         (("uncommitted-changes",), lambda: check_uncommitted(scan)),

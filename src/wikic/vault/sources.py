@@ -46,17 +46,84 @@ def sha256_bytes(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+@dataclass(frozen=True)
+class SkippedRaw:
+    """A file under raw/ that is not a source, and why (shown as a one-line warning)."""
+
+    rel: str  # the file's own path relative to the wiki root, links not followed
+    reason: str
+
+
+@dataclass(frozen=True)
+class RawListing:
+    files: tuple[str, ...]  # usable sources, sorted
+    skipped: tuple[SkippedRaw, ...]  # symlinks leaving raw/ or dangling, special files
+
+
+def scan_raw(paths: WikiPaths) -> RawListing:
+    """Every file under raw/ (relative to the wiki root, sorted; hidden names skipped). A symlink
+    is a source when it resolves to a regular file inside raw/; one that leaves raw/, dangles or
+    loops, and anything that is not a regular file, is skipped with its reason, never raised."""
+    raw = paths.raw
+    if not raw.is_dir():
+        return RawListing((), ())
+    raw_real = raw.resolve()
+    base = os.path.relpath(raw, paths.root).replace(os.sep, "/")
+    files: list[str] = []
+    skipped: list[SkippedRaw] = []
+    stack = [(str(raw), base)]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            skipped.append(SkippedRaw(prefix, f"cannot be read ({exc.strerror or exc})"))
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = f"{prefix}/{entry.name}"
+            reason = _unusable(entry, raw_real)
+            if reason == "dir":
+                stack.append((entry.path, rel))
+            elif reason:
+                skipped.append(SkippedRaw(rel, reason))
+            else:
+                files.append(rel)
+    return RawListing(tuple(sorted(files)), tuple(sorted(skipped, key=lambda s: s.rel)))
+
+
+def _unusable(entry: os.DirEntry[str], raw_real: Path) -> str | None:
+    """Why a raw/ entry is not a source ("dir": a folder to walk into; None: it is one)."""
+    try:
+        if not entry.is_symlink():
+            if entry.is_dir(follow_symlinks=False):
+                return "dir"
+            return None if entry.is_file(follow_symlinks=False) else "not a regular file"
+        return symlink_problem(Path(entry.path), raw_real)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+
+
+def symlink_problem(link: Path, raw_real: Path) -> str | None:
+    """Why a symlink under raw/ cannot be a source, or None when it resolves to a regular file
+    inside raw/. Never raises: loops and dangling links are reasons too."""
+    shown = os.readlink(link)
+    target = Path(os.path.realpath(link))
+    if not target.exists():
+        return f"symlink to {shown} dangles (its target does not exist)"
+    if not target.is_relative_to(raw_real):
+        return f"symlink to {shown} leaves raw/ (sources must be inside raw/)"
+    if target.is_dir():
+        return f"symlink to the folder {shown} (folders are not followed; link the files)"
+    if not target.is_file():
+        return f"symlink to {shown}, which is not a regular file"
+    return None
+
+
 def list_raw(paths: WikiPaths) -> list[str]:
-    """Every file under raw/ (relative to the wiki root), sorted; hidden files skipped."""
-    if not paths.raw.is_dir():
-        return []
-    found = []
-    for dirpath, dirnames, filenames in os.walk(paths.raw):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if not name.startswith("."):
-                found.append(paths.rel(Path(dirpath) / name))
-    return sorted(found)
+    """Every usable source file under raw/ (see `scan_raw`), sorted."""
+    return list(scan_raw(paths).files)
 
 
 def hash_raw(paths: WikiPaths, rel: str) -> str:
@@ -64,22 +131,37 @@ def hash_raw(paths: WikiPaths, rel: str) -> str:
 
 
 def resolve_source_path(paths: WikiPaths, given: Path) -> str:
-    """The wiki-root-relative path of a source given on the command line; must be under raw/."""
+    """The wiki-root-relative path of a source given on the command line; must be under raw/.
+    A symlink keeps its own name (as `ingest --all` lists it) and must resolve inside raw/."""
     candidate = given if given.is_absolute() else Path.cwd() / given
-    if not candidate.exists() and not given.is_absolute():
+    if not os.path.lexists(candidate) and not given.is_absolute():
         alt = paths.root / given  # also accept paths relative to the wiki root
-        if alt.exists():
+        if os.path.lexists(alt):
             candidate = alt
-    if not candidate.exists():
+    if not os.path.lexists(candidate):
         raise SourceError(f"{given}: no such file")
-    resolved = candidate.resolve()
+    # resolve the folders, not the last name: a link inside raw/ is judged by where it points
+    located = Path(os.path.realpath(candidate.parent)) / candidate.name
     raw = paths.raw.resolve()
-    if not resolved.is_relative_to(raw):
-        raise SourceError(
-            f"{given}: sources must be inside {paths.rel(paths.raw)}/",
-            hint=f"Copy it there first: cp {given} {paths.rel(paths.raw)}/",
-        )
-    return paths.rel(resolved)
+    outside = SourceError(
+        f"{given}: sources must be inside {_raw_name(paths)}/",
+        hint=f"Copy it there first: cp {given} {_raw_name(paths)}/",
+    )
+    if candidate.name in ("", ".", "..") or not located.is_relative_to(raw):
+        if located.resolve() == raw:
+            return _raw_name(paths)
+        raise outside
+    if located.is_symlink():
+        problem = symlink_problem(located, raw)
+        if problem:
+            raise SourceError(f"{given}: {problem}")
+    elif not located.resolve().is_relative_to(raw):
+        raise outside
+    return (Path(_raw_name(paths)) / located.relative_to(raw)).as_posix()
+
+
+def _raw_name(paths: WikiPaths) -> str:
+    return os.path.relpath(paths.raw, paths.root).replace(os.sep, "/")
 
 
 def load_source(paths: WikiPaths, rel: str, *, max_bytes: int) -> Source:
