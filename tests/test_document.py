@@ -34,7 +34,12 @@ def _marked_word(draw: st.DrawFn) -> tuple[str, str]:
     word = draw(_WORD)
     core = word.rstrip(".,;:!?")
     tail = word[len(core) :]
-    style = draw(st.sampled_from(["", "", "", "*", "**", "link", "code"]))
+    style = draw(st.sampled_from(["", "", "", "*", "**", "link", "code", "hostile", "html"]))
+    if style == "hostile":  # plain text to CommonMark, live syntax to Obsidian
+        hostile = draw(st.sampled_from(["[[{}]]", "![[{}]]", "#{}", "${}$", "^{}", "%%{}%%"]))
+        return hostile.format(core) + tail, hostile.format(core) + tail
+    if style == "html":
+        return f"<b>{core}</b>{tail}", word
     if style == "link":
         return f"[{core}](https://example.com/{core}){tail}", word
     if style == "code":
@@ -133,6 +138,17 @@ def test_rendered_body_keeps_code_and_ids_outside_fences(parts: list) -> None:
     assert [f for f in fenced if f.strip()] == [b.text for b in doc.blocks if b.kind == "code"]
     outside = " ".join(t.content for t in tokens if t.type == "inline")
     assert re.findall(r"\^(p\d+)", outside) == [b.id for b in doc.blocks]
+
+
+@settings(max_examples=25, deadline=None)
+@given(_DOCUMENT)
+def test_rendered_body_reads_back_as_the_same_text(parts: list) -> None:
+    doc = parse_document(_source(parts), filename="gen.md")
+    again = parse_document(render_source_body(doc), filename="gen.md")
+    without_ids = [re.sub(r" \^p\d+$", "", b.text) for b in again.blocks]
+    assert [t for t in without_ids if not re.fullmatch(r"\^p\d+", t)] == [
+        b.text for b in doc.blocks
+    ]
 
 
 # -- real-looking documents ---------------------------------------------------------------
@@ -259,8 +275,15 @@ def test_table_rows_are_sentences_that_name_their_columns() -> None:
     assert table.strong == ("52",)
     assert render_source_body(doc) == (
         "| Model | Prefill |\n| :-- | --: |\n| Qwen 0.5B | 107 tok/s |\n"
-        "| Gemma 3 1B | **52** tok/s |\n^p1\n"
+        "| Gemma 3 1B | **52** tok/s |\n\n^p1\n"
     )
+
+
+def test_pipes_in_table_code_spans_stay_inside_their_cell() -> None:
+    doc = parse("| command | what |\n| --- | --- |\n| `ingest PATH \\| --all` | compile |\n")
+    (table,) = doc.blocks
+    assert table.rows == (("ingest PATH | --all", "compile"),)
+    assert parse_document(render_source_body(doc), filename="x.md").blocks[0].rows == table.rows
 
 
 def test_nested_items_are_blocks_led_in_by_their_parent() -> None:
@@ -284,7 +307,7 @@ def test_nested_items_are_blocks_led_in_by_their_parent() -> None:
     )
 
 
-def test_code_and_quotes_take_their_id_on_a_line_after_the_block() -> None:
+def test_code_and_quotes_take_their_id_on_a_line_of_its_own() -> None:
     doc = parse(
         """
         # Notes
@@ -298,7 +321,7 @@ def test_code_and_quotes_take_their_id_on_a_line_after_the_block() -> None:
     )
     assert doc.blocks[0].lang == "python"
     assert render_source_body(doc) == (
-        '## Notes\n\n```python\nx = "^p9 [[not a link]]"\n```\n^p1\n\n> Quoted *wisdom*.\n^p2\n'
+        '## Notes\n\n```python\nx = "^p9 [[not a link]]"\n```\n\n^p1\n\n> Quoted *wisdom*.\n\n^p2\n'
     )
 
 

@@ -285,7 +285,7 @@ def _table(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
     for section in node.children:  # thead, tbody
         for tr in section.children:
             cells = [
-                render_inline(cell.children[0]) if cell.children else Inline()
+                render_inline(cell.children[0], table_cell=True) if cell.children else Inline()
                 for cell in tr.children
             ]
             if section.type == "thead":
@@ -444,6 +444,7 @@ def render_source_body(doc: Document) -> str:
 def _with_id(block: Block) -> str:
     if block.kind in ("paragraph", "item", "footnote"):
         return f"{block.markdown} ^{block.id}"
-    # Tables, code and quotes take the id on a line of its own after the block.
+    # Tables, code and quotes take the id on a line of its own after the block, with a blank
+    # line between: right under a table or quote it would be read as a row or a lazy quote line.
     indent = block.markdown[: len(block.markdown) - len(block.markdown.lstrip(" "))]
-    return f"{block.markdown}\n{indent}^{block.id}"
+    return f"{block.markdown}\n\n{indent}^{block.id}"

@@ -73,7 +73,8 @@ class Inline:
 
 
 class _Renderer:
-    def __init__(self) -> None:
+    def __init__(self, table_cell: bool) -> None:
+        self.table_cell = table_cell
         self.out = Inline()
         self.parts: list[str] = []
         self._strong_depth = 0
@@ -118,7 +119,9 @@ class _Renderer:
         self.out.text += content
         self.out.protected.append((start, len(self.out.text)))
         self.out.code_spans.append(content)
-        self.parts.append(code_span(content))
+        markdown = code_span(content)
+        # A table cell ends at any unescaped pipe, even one inside a code span.
+        self.parts.append(markdown.replace("|", "\\|") if self.table_cell else markdown)
 
     def link(self, node: SyntaxTreeNode) -> None:
         href = str(node.attrs.get("href", ""))
@@ -156,9 +159,9 @@ def _safe_url(href: str) -> str:
     return re.sub(r"[\s<>()\\]", lambda m: f"%{ord(m.group()):02X}", href)
 
 
-def render_inline(node: SyntaxTreeNode) -> Inline:
+def render_inline(node: SyntaxTreeNode, *, table_cell: bool = False) -> Inline:
     """Clean text and inert markdown of one `inline` node."""
-    renderer = _Renderer()
+    renderer = _Renderer(table_cell)
     renderer.walk(node.children)
     out = renderer.out
     markdown = "".join(renderer.parts)
