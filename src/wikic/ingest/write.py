@@ -12,24 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wikic.ingest import grounding, prompts
-from wikic.ingest.conflicts import conflict_reason
 from wikic.ingest.plan import PageTarget, SourcePlan
-from wikic.ingest.render import (
-    Fact,
-    TopicEdit,
-    apply_topic_edit,
-    citation,
-    fact_id,
-    parse_facts,
-    render_source_page,
-    retract_source,
-)
+from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
 from wikic.ingest.text import quote
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
+from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
 from wikic.vault.sections import split_body
+from wikic.vault.topic_page import Fact, citation, fact_id, parse_facts, retract_source
 from wikic.vault.tree import Vault
 
 MAX_OLD_FACTS = 10

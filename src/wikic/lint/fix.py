@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikic.ingest.render import add_contradictions as add_contradiction_entries
 from wikic.lint.page_scan import PageScan, split_file
 from wikic.lint.parse import LINK_RE
 from wikic.lint.rules_links import LinkChecker, is_attachment
@@ -29,6 +28,7 @@ from wikic.vault.catalog import render_index
 from wikic.vault.links import WikiLink, parse_inner
 from wikic.vault.pages import DEPRECATED_PROPERTIES, Page, render_page
 from wikic.vault.sections import CONTRADICTIONS, FACTS, bullets, split_body
+from wikic.vault.topic_page import add_contradictions as add_contradiction_entries
 
 _FM_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)  # python-frontmatter's YAML boundary
 _SPLIT_VALUES = {"tag": r"[,\s]+", "cssclass": r"[,\s]+"}  # alias values keep their commas

@@ -24,11 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.errors import BackendError, GenerationError
 from wikic.fsutil import atomic_write
-from wikic.ingest.conflicts import conflict_reason
 from wikic.llm.backend import Backend, Segment, json_schema_for, system, user
 from wikic.paths import WikiPaths
 from wikic.store.db import open_store
 from wikic.vault.catalog import one_line
+from wikic.vault.conflicts import conflict_reason
 
 log = logging.getLogger(__name__)
 STRICT = ConfigDict(extra="forbid")
