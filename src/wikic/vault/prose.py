@@ -9,13 +9,13 @@ scripts/data/cpu-inference-article.md and scripts/data/corpus/*.md (9.7k words o
 text, unmasked) and on 25 technical cases ("e.g.", "vs.", "v0.32.1", "3.11", "config.json",
 "U.S.", "107.5", "...", "(AWQ).", "approx. 3", "~/.ollama/models", "README.md."):
 
-| segmenter       | cases wrong | wrong splits in corpus          | ms / 10k words |
-|-----------------|-------------|---------------------------------|----------------|
-| pysbd 0.3.4     | 4 / 25      | ~14 (".gitconfig", "~/.ollama") | 600            |
-| syntok 1.4.4    | 1 / 25      | 0                               | 85             |
-| sentencex 1.0   | 3 / 25      | 0                               | 6              |
-| nupunkt 0.8.0   | 1 / 25      | 0                               | 14             |
-| blingfire 0.1.8 | 0 / 25      | 0                               | 15 (numpy; 2021) |
+| segmenter       | cases wrong | wrong splits in corpus          | ms / 10k words   |
+|-----------------|-------------|---------------------------------|------------------|
+| pysbd 0.3.4     | 4 / 25      | ~14 (".gitconfig", "~/.ollama") | 600              |
+| syntok 1.4.4    | 1 / 25      | 0                               | 85               |
+| sentencex 1.0   | 3 / 25      | 0                               | 6                |
+| nupunkt 0.8.0   | 1 / 25      | 0                               | 14               |
+| blingfire 0.1.8 | 0 / 25      | 0                               | 15 (numpy, 2021) |
 
 nupunkt: no dependencies, maintained, fast, offsets kept. Its one miss ("pip install -e ." cut
 at the lone dot) is inline code, which is masked before segmenting, as are "e.g."-style
