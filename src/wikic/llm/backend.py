@@ -3,7 +3,8 @@
 A prompt is a sequence of `Segment`s, most stable first (schema → catalog → context → task).
 A backend frames them with the model's chat template so that every segment end is a token
 boundary; the mlx backend caches the KV state at those boundaries. Structured output is asked
-for with a pydantic model and comes back validated in `Generation.value`.
+for with a pydantic model and comes back validated in `Generation.value`. Several `Request`s go
+through `generate_batch` together; their `Generation`s come back in request order.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
@@ -70,12 +71,80 @@ EMPTY_STATS = GenerationStats(calls=0)
 
 @dataclass(frozen=True)
 class Generation:
-    """The result of one call. `value` is the validated schema instance when a schema was given."""
+    """The result of one call. `value` is the validated schema instance when a schema was given.
+
+    In a batch, a row whose reply stays invalid after its repair attempt keeps `value=None` and
+    says why in `error` (a single `generate` raises GenerationError instead).
+    """
 
     text: str
     value: BaseModel | None
     stats: GenerationStats
     finish_reason: FinishReason = "stop"
+    error: str | None = None
+
+    def checked(self) -> Generation:
+        """This generation, or the GenerationError its batch row recorded."""
+        if self.error is not None:
+            raise GenerationError(self.error, hint=_REPAIR_HINT)
+        return self
+
+
+@dataclass(frozen=True)
+class Request:
+    """One generation of a batch: what `Backend.generate` takes, as a value."""
+
+    segments: Sequence[Segment]  # stored as a tuple
+    schema: type[BaseModel] | None = None
+    max_tokens: int = 512
+    temperature: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "segments", tuple(self.segments))
+
+
+@dataclass(frozen=True)
+class BatchStats:
+    """What batched generation did, summable with `+` over calls (reported by benchmarks).
+
+    `steps` counts lockstep forward passes of the whole batch; `row_steps` sums the rows active
+    in each, so `row_steps / steps` is the mean batch size actually decoded.
+    """
+
+    batches: int = 0  # generate_batch calls
+    rows: int = 0  # requests, repair attempts included
+    largest: int = 0  # most rows decoded together
+    steps: int = 0
+    row_steps: int = 0
+    generated_tokens: int = 0
+    decode_s: float = 0.0
+
+    def __add__(self, other: BatchStats) -> BatchStats:
+        return BatchStats(
+            batches=self.batches + other.batches,
+            rows=self.rows + other.rows,
+            largest=max(self.largest, other.largest),
+            steps=self.steps + other.steps,
+            row_steps=self.row_steps + other.row_steps,
+            generated_tokens=self.generated_tokens + other.generated_tokens,
+            decode_s=self.decode_s + other.decode_s,
+        )
+
+    @property
+    def mean_batch(self) -> float:
+        return self.row_steps / self.steps if self.steps else 0.0
+
+    @property
+    def decode_tok_s(self) -> float:
+        """Aggregate decode speed: tokens of all rows per second of batch decoding."""
+        return self.generated_tokens / self.decode_s if self.decode_s > 0 else 0.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        out: dict[str, float | int] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["mean_batch"] = round(self.mean_batch, 3)
+        out["decode_tok_s"] = round(self.decode_tok_s, 3)
+        return out
 
 
 TextCallback = Callable[[str], None]
@@ -109,6 +178,53 @@ class Backend(Protocol):
         ...
 
 
+@runtime_checkable
+class BatchBackend(Backend, Protocol):
+    """A backend that generates several requests together (mlx lockstep, HTTP concurrency)."""
+
+    batch_stats: BatchStats  # cumulative over this backend's batches
+
+    def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
+        """The `Generation` of every request, in order. With a schema, each row is validated
+        and repaired alone like `generate`; a row still invalid carries `error` (never raises
+        for it). Backend failures (model down, prompt too long) raise for the whole batch."""
+        ...
+
+
+def generate_batch(backend: Backend, requests: Sequence[Request]) -> list[Generation]:
+    """`backend.generate_batch(requests)`, or one `generate` per request for other backends."""
+    if isinstance(backend, BatchBackend):
+        return backend.generate_batch(requests)
+    out = []
+    for r in requests:
+        try:
+            out.append(backend.generate(r.segments, **request_options(r)))
+        except GenerationError as exc:
+            out.append(Generation("", None, EMPTY_STATS, error=exc.message))
+    return out
+
+
+def request_options(request: Request) -> dict[str, Any]:
+    """The keyword arguments of `Backend.generate` that `request` stands for."""
+    return {
+        "schema": request.schema,
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "seed": request.seed,
+    }
+
+
+def batch_values(generations: Sequence[Generation]) -> list[BaseModel]:
+    """The validated value of every row; raises the first row's GenerationError if any failed."""
+    values = []
+    for g in generations:
+        value = g.checked().value
+        if value is None:
+            raise GenerationError("a batch row asked for no schema has no value")
+        values.append(value)
+    return values
+
+
 def parse_structured(schema: type[M], text: str) -> M:
     """Validate a JSON reply against `schema`; raise GenerationError saying what is wrong."""
     try:
@@ -125,6 +241,12 @@ def parse_structured(schema: type[M], text: str) -> M:
 def json_schema_for(schema: type[BaseModel]) -> dict[str, object]:
     """The JSON schema of a pydantic model, as sent to constrained decoders and HTTP servers."""
     return schema.model_json_schema()
+
+
+_REPAIR_HINT = (
+    "Raise the token budget, shorten the input, or use a larger model "
+    "(`model` or `roles` in wikic.yaml)."
+)
 
 
 def repair_prompt(segments: Sequence[Segment], bad_reply: str, error: str) -> list[Segment]:

@@ -12,19 +12,28 @@ import copy
 import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from wikic.errors import BackendError, GenerationError
-from wikic.llm.backend import Generation, Segment, json_schema_for, parse_structured, repair_prompt
+from wikic.llm.backend import (
+    Generation,
+    Request,
+    Segment,
+    json_schema_for,
+    parse_structured,
+    repair_prompt,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger(__name__)
 Attempt = Callable[[Sequence[Segment]], Generation]
+BatchAttempt = Callable[[Sequence[Request]], list[Generation]]
 
 
 def generate_structured(
@@ -46,6 +55,49 @@ def generate_structured(
         hint="Raise the token budget, shorten the input, or use a larger model "
         "(`model` or `roles` in wikic.yaml).",
     )
+
+
+def generate_structured_batch(
+    attempt: BatchAttempt, requests: Sequence[Request]
+) -> list[Generation]:
+    """`generate_structured` for a batch: rows that fail validation get their one repair
+    attempt together (the valid rows are not run again); a row still invalid carries `error`."""
+    first = attempt(requests)
+    out: list[Generation] = []
+    retry: list[int] = []
+    errors: dict[int, str] = {}
+    for i, (req, gen) in enumerate(zip(requests, first, strict=True)):
+        if req.schema is None:
+            out.append(gen)
+            continue
+        value = _validated(req.schema, gen, req.max_tokens)
+        if isinstance(value, BaseModel):
+            out.append(Generation(gen.text, value, gen.stats, gen.finish_reason))
+            continue
+        log.info("invalid %s reply in a batch (%s); one repair attempt", req.schema.__name__, value)
+        out.append(gen)
+        retry.append(i)
+        errors[i] = value
+    if not retry:
+        return out
+    repairs = [
+        replace(requests[i], segments=repair_prompt(requests[i].segments, first[i].text, errors[i]))
+        for i in retry
+    ]
+    for i, second in zip(retry, attempt(repairs), strict=True):
+        schema = requests[i].schema
+        assert schema is not None
+        stats = first[i].stats + second.stats
+        result = _validated(schema, second, requests[i].max_tokens)
+        if isinstance(result, BaseModel):
+            out[i] = Generation(second.text, result, stats, second.finish_reason)
+        else:
+            message = (
+                f"the model gave no valid {schema.__name__} JSON, even after one repair attempt: "
+                f"{result}"
+            )
+            out[i] = Generation(second.text, None, stats, second.finish_reason, error=message)
+    return out
 
 
 def _validated(schema: type[BaseModel], generation: Generation, max_tokens: int) -> BaseModel | str:

@@ -25,7 +25,9 @@ def make_backend(config: Config, role: RoleName, *, cache_dir: Path | None) -> B
     if config.backend == "http":
         from wikic.llm.http_backend import HttpBackend
 
-        return HttpBackend.from_config(config.http, model_name)
+        return HttpBackend.from_config(
+            config.http, model_name, concurrency=config.generation.batch_size
+        )
     return _mlx_backend(config, model_name, cache_dir)
 
 
@@ -73,6 +75,7 @@ def _mlx_backend(config: Config, model_name: str, cache_dir: Path | None) -> Bac
                 name=resolved.name,
                 prefix_cache=cache,
                 max_context_tokens=gen.max_context_tokens,
+                batch_size=gen.batch_size,
             )
             _mlx_backends[key] = backend
     return backend

@@ -1,7 +1,9 @@
 """A scripted backend for tests and dry runs: no mlx, no network, fully deterministic.
 
 Replies come from a queue (`enqueue`) or, when the queue is empty, from a `responder`
-callable that sees the prompt. Every call is recorded in `history`.
+callable that sees the prompt. Every call is recorded in `history`; a batch takes its replies in
+request order, records `batches` (request count per batch) and repairs invalid rows like the
+real backends (one repair reply each, taken after the whole first pass).
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ from pydantic import BaseModel
 
 from wikic.errors import BackendError
 from wikic.llm.backend import (
+    BatchStats,
     Generation,
     GenerationStats,
+    Request,
     Segment,
     TextCallback,
     dumps_compact,
     parse_structured,
 )
+from wikic.llm.constrain import generate_structured_batch
 
 Reply = str | BaseModel | dict[str, Any] | list[Any]
 Responder = Callable[["FakeCall"], Reply]
@@ -49,6 +54,8 @@ class FakeBackend:
         self._responder = responder
         self._name = name
         self.history: list[FakeCall] = []
+        self.batches: list[int] = []  # the number of requests of each generate_batch call
+        self.batch_stats = BatchStats()
         self._seen_prefixes: set[tuple[str, ...]] = set()
 
     @property
@@ -72,6 +79,37 @@ class FakeBackend:
         seed: int = 0,
         on_text: TextCallback | None = None,
     ) -> Generation:
+        text, stats = self._reply(segments, schema, max_tokens, temperature)
+        value = parse_structured(schema, text) if schema is not None else None
+        if on_text is not None:
+            on_text(text)
+        return Generation(text, value, stats)
+
+    def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
+        """Replies in request order; an invalid row gets one repair reply (next in the queue)."""
+        self.batches.append(len(requests))
+        return generate_structured_batch(self._attempt_batch, requests)
+
+    def _attempt_batch(self, requests: Sequence[Request]) -> list[Generation]:
+        out = []
+        for r in requests:
+            text, stats = self._reply(r.segments, r.schema, r.max_tokens, r.temperature)
+            out.append(Generation(text, None, stats))
+        self.batch_stats = self.batch_stats + BatchStats(
+            batches=1,
+            rows=len(requests),
+            largest=len(requests),
+            generated_tokens=sum(g.stats.generated_tokens for g in out),
+        )
+        return out
+
+    def _reply(
+        self,
+        segments: Sequence[Segment],
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float,
+    ) -> tuple[str, GenerationStats]:
         call = FakeCall(tuple(segments), schema, max_tokens, temperature)
         self.history.append(call)
         if self._queue:
@@ -86,10 +124,7 @@ class FakeBackend:
             text = dumps_compact(reply)
         else:
             text = reply
-        value = parse_structured(schema, text) if schema is not None else None
-        if on_text is not None:
-            on_text(text)
-        return Generation(text, value, self._stats(call, text))
+        return text, self._stats(call, text)
 
     def _stats(self, call: FakeCall, text: str) -> GenerationStats:
         """Mimic a prefix cache: segments seen before as a prefix count as cached."""

@@ -3,7 +3,8 @@ Ollama, vLLM. Replies are always streamed (SSE) so time to first token is known.
 
 Segments become one system and one user message (the server applies the chat template). Token
 counts come from the server's `usage`; without it, and for `count_tokens`, they are estimated
-(no tokenizer here): max(words x 4/3, characters / 4), rounded up. Stdlib only (urllib).
+(no tokenizer here): max(words x 4/3, characters / 4), rounded up. Stdlib only (urllib). A batch
+is sent as concurrent requests (at most `concurrency` in flight); the server batches them.
 """
 
 from __future__ import annotations
@@ -15,14 +16,23 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel
 
 from wikic.config import HttpConfig
 from wikic.errors import BackendError
-from wikic.llm.backend import FinishReason, Generation, GenerationStats, Segment, TextCallback
-from wikic.llm.constrain import generate_structured, strict_json_schema
+from wikic.llm.backend import (
+    BatchStats,
+    FinishReason,
+    Generation,
+    GenerationStats,
+    Request,
+    Segment,
+    TextCallback,
+)
+from wikic.llm.constrain import generate_structured, generate_structured_batch, strict_json_schema
 from wikic.llm.framing import chat_messages
 
 _CONFIG_HINT = "or set `backend: mlx` in wikic.yaml to run the model in process"
@@ -45,6 +55,7 @@ class HttpBackend:
         model: str,
         api_key: str | None = None,
         timeout_s: float = 600.0,
+        concurrency: int = 8,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise BackendError(
@@ -55,16 +66,22 @@ class HttpBackend:
         self._model = model
         self._api_key = api_key
         self._timeout = timeout_s
+        if concurrency < 1:
+            raise BackendError(f"the batch size must be at least 1, not {concurrency}")
+        self.concurrency = concurrency
+        self.batch_stats = BatchStats()
 
     @classmethod
-    def from_config(cls, http: HttpConfig, model: str) -> HttpBackend:
-        """Build from the `http:` section of wikic.yaml; `model` is the role's model name."""
+    def from_config(cls, http: HttpConfig, model: str, *, concurrency: int = 8) -> HttpBackend:
+        """Build from the `http:` section of wikic.yaml; `model` is the role's model name and
+        `concurrency` the most requests in flight (generation.batch_size)."""
         key = os.environ.get(http.api_key_env) if http.api_key_env else None
         return cls(
             base_url=http.base_url,
             model=http.model or model,
             api_key=key or None,
             timeout_s=http.timeout_s,
+            concurrency=concurrency,
         )
 
     @property
@@ -93,6 +110,40 @@ class HttpBackend:
         if schema is None:
             return attempt(segments)
         return generate_structured(attempt, segments, schema, max_tokens)
+
+    def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
+        """See `BatchBackend.generate_batch`: the requests are sent concurrently."""
+        for r in requests:
+            if r.max_tokens < 1:
+                raise BackendError(f"max_tokens must be at least 1, not {r.max_tokens}")
+        return generate_structured_batch(self._complete_all, requests)
+
+    def _complete_all(self, requests: Sequence[Request]) -> list[Generation]:
+        if not requests:
+            return []
+        start = time.perf_counter()
+        workers = min(self.concurrency, len(requests))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wikic-http") as pool:
+            futures = [
+                pool.submit(
+                    self._complete, r.segments, r.schema, r.max_tokens, r.temperature, r.seed, None
+                )
+                for r in requests
+            ]
+            try:
+                out = [f.result() for f in futures]  # the first failure, in request order
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)  # do not send the rest
+                raise
+        generated = sum(g.stats.generated_tokens for g in out)
+        self.batch_stats = self.batch_stats + BatchStats(
+            batches=1,
+            rows=len(requests),
+            largest=workers,
+            generated_tokens=generated,
+            decode_s=time.perf_counter() - start,
+        )
+        return out
 
     def _complete(
         self,

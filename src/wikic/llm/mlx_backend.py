@@ -2,8 +2,9 @@
 
 Prefill comes from `PrefixCache` (KV state and last logits at the end of the framed prompt), so
 decoding is done here rather than by `mlx_lm.generate_step`. With a schema, llguidance masks the
-logits and forced token runs are fed through the model in one batch. Importing this module
-imports mlx (after the OpenBLAS fix); only `wikic.llm.factory` imports it, on the mlx path.
+logits and forced token runs are fed through the model in one batch. `generate_batch` decodes
+several prompts in lockstep (`wikic.llm.lockstep`). Importing this module imports mlx (after the
+OpenBLAS fix); only `wikic.llm.factory` imports it, on the mlx path.
 """
 
 from __future__ import annotations
@@ -16,13 +17,29 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from wikic.errors import BackendError, GenerationError
-from wikic.llm.backend import FinishReason, Generation, GenerationStats, Segment, TextCallback
+from wikic.llm.backend import (
+    BatchStats,
+    FinishReason,
+    Generation,
+    GenerationStats,
+    Request,
+    Segment,
+    TextCallback,
+)
 from wikic.llm.blas import ensure_fast_blas
-from wikic.llm.constrain import GrammarTokenizer, JsonMatcher, generate_structured
+from wikic.llm.constrain import (
+    GrammarTokenizer,
+    JsonMatcher,
+    generate_structured,
+    generate_structured_batch,
+)
 from wikic.llm.framing import PromptFramer, eos_ids
 
 ensure_fast_blas()  # before mlx.core is first imported, or CPU matmuls use the slow reference BLAS
 import mlx.core as mx  # noqa: E402
+
+from wikic.llm.lockstep import Lockstep, RowPlan  # noqa: E402
+from wikic.llm.sampling import Sampler, TextStream  # noqa: E402
 
 
 class Prefiller(Protocol):
@@ -52,7 +69,10 @@ class MlxBackend:
         prefix_cache: Prefiller,
         max_context_tokens: int = 8192,
         fast_forward: bool = True,
+        batch_size: int = 8,
     ) -> None:
+        if batch_size < 1:
+            raise BackendError(f"the batch size must be at least 1, not {batch_size}")
         self._model = model
         self._tokenizer = tokenizer
         self._name = name
@@ -62,6 +82,9 @@ class MlxBackend:
         self.framer = PromptFramer(tokenizer)
         self._stop_ids = _stop_ids(tokenizer, self.framer)
         self._grammar_tokenizer: GrammarTokenizer | None = None
+        self.batch_size = batch_size
+        self.forced_steps = True  # see Lockstep.forced_steps; off only to measure it
+        self.batch_stats = BatchStats()
 
     @property
     def model_name(self) -> str:
@@ -96,6 +119,67 @@ class MlxBackend:
             return attempt(segments)
         return generate_structured(attempt, segments, schema, max_tokens)
 
+    def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
+        """See `BatchBackend.generate_batch`: up to `batch_size` rows decoded in lockstep."""
+        return generate_structured_batch(self._generate_batch_once, requests)
+
+    def _generate_batch_once(self, requests: Sequence[Request]) -> list[Generation]:
+        plans = [self._plan(r) for r in requests]  # every request checked before any work
+        lockstep = Lockstep(
+            self._model,
+            self._tokenizer,
+            self._stop_ids,
+            batch_size=self.batch_size,
+            fast_forward=self.fast_forward,
+            forced_steps=self.forced_steps,
+        )
+        rows, stats = lockstep.run(plans)
+        self.batch_stats = self.batch_stats + stats
+        out = []
+        for row in rows:
+            pre = row.prefilled
+            generation_stats = GenerationStats(
+                prompt_tokens=pre.prompt_tokens,
+                cached_tokens=pre.cached_tokens,
+                prefill_tokens=pre.prefill_tokens,
+                generated_tokens=len(row.tokens),
+                forced_tokens=row.forced,
+                cache_load_s=pre.load_s,
+                prefill_s=pre.prefill_s + getattr(pre, "store_s", 0.0),
+                decode_s=row.decode_s,
+            )
+            out.append(Generation(row.text, None, generation_stats, row.finish))
+        return out
+
+    def _plan(self, request: Request) -> RowPlan:
+        self._check_limits(request.max_tokens, request.temperature)
+        token_lists = self._framed(request.segments)
+        schema = request.schema
+        return RowPlan(
+            prefill=lambda: self._prefix_cache.prefill(self._model, token_lists),
+            matcher=(lambda n: self.json_matcher(schema, n)) if schema is not None else None,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            seed=request.seed,
+        )
+
+    def _check_limits(self, max_tokens: int, temperature: float) -> None:
+        if max_tokens < 1:
+            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
+        if temperature < 0:
+            raise BackendError(f"temperature must be 0 or more, not {temperature}")
+
+    def _framed(self, segments: Sequence[Segment]) -> list[list[int]]:
+        token_lists = self.framer.frame_segments(segments)
+        prompt_tokens = sum(len(t) for t in token_lists)
+        if prompt_tokens > self._max_context:
+            raise BackendError(
+                f"the prompt has {prompt_tokens} tokens, more than the {self._max_context} "
+                "allowed (generation.max_context_tokens)",
+                hint="Shorten the input or raise generation.max_context_tokens in wikic.yaml.",
+            )
+        return token_lists
+
     def generate_once(
         self,
         segments: Sequence[Segment],
@@ -107,18 +191,9 @@ class MlxBackend:
         on_text: TextCallback | None = None,
     ) -> Generation:
         """One attempt: constrained by `schema` if given, but neither validated nor repaired."""
-        if max_tokens < 1:
-            raise BackendError(f"max_tokens must be at least 1, not {max_tokens}")
-        if temperature < 0:
-            raise BackendError(f"temperature must be 0 or more, not {temperature}")
-        token_lists = self.framer.frame_segments(segments)
+        self._check_limits(max_tokens, temperature)
+        token_lists = self._framed(segments)
         prompt_tokens = sum(len(t) for t in token_lists)
-        if prompt_tokens > self._max_context:
-            raise BackendError(
-                f"the prompt has {prompt_tokens} tokens, more than the {self._max_context} "
-                "allowed (generation.max_context_tokens)",
-                hint="Shorten the input or raise generation.max_context_tokens in wikic.yaml.",
-            )
         pre = self._prefix_cache.prefill(self._model, token_lists)
         t0 = time.perf_counter()
         logits = pre.logits.reshape(-1)
@@ -164,8 +239,8 @@ class MlxBackend:
         on_text: TextCallback | None,
     ) -> _Decoded:
         start = time.perf_counter()
-        stream = _TextStream(self._tokenizer, on_text)
-        sampler = _Sampler(temperature, seed)
+        stream = TextStream(self._tokenizer, on_text)
+        sampler = Sampler(temperature, seed)
         if matcher is None:
             finish = self._decode_free(cache, logits, sampler, stream, max_tokens)
             forced = 0
@@ -183,8 +258,8 @@ class MlxBackend:
         self,
         cache: Any,
         logits: mx.array,
-        sampler: _Sampler,
-        stream: _TextStream,
+        sampler: Sampler,
+        stream: TextStream,
         max_tokens: int,
     ) -> FinishReason:
         # Pipelined like mlx-lm: the next step is queued before the current token is read.
@@ -211,8 +286,8 @@ class MlxBackend:
         cache: Any,
         logits: mx.array,
         matcher: JsonMatcher,
-        sampler: _Sampler,
-        stream: _TextStream,
+        sampler: Sampler,
+        stream: TextStream,
         max_tokens: int,
     ) -> tuple[FinishReason, int]:
         # Not pipelined like the free loop: queueing the next step before reading the sampled
@@ -247,45 +322,6 @@ class MlxBackend:
             feed.append(token)
             if len(stream.tokens) % 256 < len(run) + 1:
                 mx.clear_cache()
-
-
-class _Sampler:
-    """Greedy at temperature 0; otherwise seeded categorical sampling with its own key."""
-
-    def __init__(self, temperature: float, seed: int) -> None:
-        self._scale = 1.0 / temperature if temperature > 0 else 0.0
-        self._key = mx.random.key(seed) if temperature > 0 else None
-
-    def __call__(self, logits: mx.array) -> mx.array:
-        if self._key is None:
-            return mx.argmax(logits, axis=-1)
-        self._key, sub = mx.random.split(self._key)
-        return mx.random.categorical(logits * self._scale, key=sub)
-
-
-class _TextStream:
-    """Streaming detokenization: `on_text` gets each readable piece once."""
-
-    def __init__(self, tokenizer: Any, on_text: TextCallback | None) -> None:
-        self._detok = tokenizer.detokenizer
-        self._on_text = on_text
-        self.tokens: list[int] = []
-
-    def add(self, tokens: Sequence[int]) -> None:
-        for token in tokens:
-            self._detok.add_token(token)
-        self.tokens.extend(tokens)
-        self._emit()
-
-    def _emit(self) -> None:
-        piece = self._detok.last_segment
-        if piece and self._on_text is not None:
-            self._on_text(piece)
-
-    def close(self) -> str:
-        self._detok.finalize()
-        self._emit()
-        return str(self._detok.text)
 
 
 def _stop_ids(tokenizer: Any, framer: PromptFramer) -> frozenset[int]:
