@@ -33,9 +33,9 @@ from typing import Any
 
 from wikic.init import init_wiki
 from wikic.lint import LintOptions, run_lint
-from wikic.lint.names import name_key
 from wikic.paths import open_paths
 from wikic.vault.catalog import render_index
+from wikic.vault.names import name_key
 from wikic.vault.pages import Page, render_page
 from wikic.vault.slugs import slugify
 from wikic.vault.sources import sha256_bytes, split_paragraphs

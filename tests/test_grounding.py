@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from wikic.ingest import grounding as g
-from wikic.ingest.names import match_key
+from wikic.vault.names import name_key
 
 TEXT = (
     "# Notes\n\nThe KV cache grows with every token. Gemma 3 uses sliding windows, and "
@@ -21,9 +21,7 @@ def test_names_in_and_mentions_ignore_case_and_plurals() -> None:
     assert not g.names_in(["rotating cache"], TEXT)
     assert g.mentions(["KV cache"], "A rotating KV cache keeps the last window.")
     assert not g.mentions(["Episodic memory"], "Semantic memory is indexed by concept.")
-    assert match_key("caches") == match_key("cache") and match_key("entities") == match_key(
-        "entity"
-    )
+    assert name_key("caches") == name_key("cache") and name_key("entities") == name_key("entity")
 
 
 def test_guess_type_reads_capitalisation() -> None:

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wikic.errors import PageError
-from wikic.lint.names import name_key, near_duplicate_pairs, within_one_edit
 from wikic.lint.page_scan import scan_page
 from wikic.lint.parse import section_claims, split_block_id
 from wikic.lint.yamlfast import fast_props
 from wikic.vault.links import iter_links
+from wikic.vault.names import name_key, near_duplicate_pairs, within_one_edit
 from wikic.vault.pages import Page, parse_page, render_page
 from wikic.vault.sections import FACTS, bullets, split_body
 
@@ -200,8 +200,13 @@ def test_split_block_id() -> None:
 
 
 def test_names() -> None:
-    assert name_key("The Prefix-Caches") == name_key("prefix cache") == "prefixcache"
+    assert name_key("The Prefix-Caches") == name_key("prefix cache") == "prefixcach"
     assert name_key("Analysis") == "analysis"
+    # one rule for ingest and lint: these were one name to ingest and two to lint
+    assert name_key("Bus") == name_key("Buses")
+    assert name_key("The Cache") == name_key("cache") == name_key("Caché")
+    assert name_key("KV cache") == name_key("kv-cache") == name_key("KV_Caches")
+    assert name_key("Llama 2") != name_key("Llama 3")
     assert within_one_edit("transformer", "transfomer") and within_one_edit("abcd", "abdc")
     assert not within_one_edit("abcd", "bcde")
     keys = ["transformer", "transformers", "transfomer", "llama-2", "llama-3", "nr3431", "nr4331"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from wikic.ingest.names import match_key
 from wikic.llm.fake import FakeBackend, FakeCall
+from wikic.vault.names import name_key
 
 _SENTENCE_RE = re.compile(r"\[(s\d+)\] (.*?)(?= \[s\d+\] |\n|$)")
 _FACT_LINE_RE = re.compile(r"^- ([no]\d+): (.*)$", re.MULTILINE)
@@ -47,7 +47,7 @@ class IngestScript:
             topics = []
             for t in self.topics.get(title, []):
                 if allowed is not None:  # a constrained model can only pick an offered name
-                    name = next((n for n in allowed if match_key(n) == match_key(t.name)), None)
+                    name = next((n for n in allowed if name_key(n) == name_key(t.name)), None)
                     if name is None:
                         continue
                     t = ScriptedTopic(name, t.type, t.facts, t.aliases)

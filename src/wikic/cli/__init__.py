@@ -1,22 +1,9 @@
-"""Command-line interface: `wikic …`. Each command module registers itself on `app`."""
+"""Command-line interface: `wikic …`. Each `*_cmds` module registers its commands on the Typer
+`app` of `cli/app.py`; `cli/commands.py` imports them all. Command modules never import names
+from this package, only its submodules, so loading order cannot matter."""
 
 from __future__ import annotations
 
-from wikic.cli import (
-    ask_cmds,  # noqa: F401  (registers ask)
-    cache_cmds,  # noqa: F401  (registers cache stats/clear)
-    ingest_cmds,  # noqa: F401  (registers ingest)
-    lint_cmds,  # noqa: F401  (registers lint)
-    model_cmds,  # noqa: F401  (registers model list/install/info/remove)
-    query_cmds,  # noqa: F401  (registers query)
-    search_cmds,  # noqa: F401  (registers search/reindex)
-    wiki_cmds,  # noqa: F401  (registers init/status/log/undo)
-)
-from wikic.cli.app import app
-
-
-def main() -> None:
-    app()
-
+from wikic.cli.commands import app, main
 
 __all__ = ["app", "main"]

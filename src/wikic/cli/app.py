@@ -19,6 +19,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from wikic.errors import WikicError
+from wikic.paths import WikiPaths, open_paths
 
 
 class _Group(TyperGroup):
@@ -82,6 +83,18 @@ def print_json(value: Any) -> None:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print machine-readable JSON on stdout.")
+NO_WAIT_OPTION = typer.Option(
+    False, "--no-wait", help="Fail at once if another wikic process is changing the wiki."
+)
+
+
+def current_paths() -> WikiPaths:
+    """The wiki of this invocation (from --wiki / $WIKIC_DIR / the current directory)."""
+    return open_paths(state().wiki_dir)
+
+
+def waiting_message(message: str) -> None:
+    err_console().print(message)
 
 
 def _print_version(value: bool) -> None:

@@ -10,8 +10,16 @@ import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from wikic.cli import backends
-from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json
-from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
+from wikic.cli.app import (
+    JSON_OPTION,
+    NO_WAIT_OPTION,
+    app,
+    current_paths,
+    err_console,
+    out_console,
+    print_json,
+    waiting_message,
+)
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
 from wikic.paths import WikiPaths
 from wikic.vault.sources import SkippedRaw, scan_raw

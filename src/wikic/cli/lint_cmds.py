@@ -12,8 +12,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from wikic.cli import backends
-from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_error, print_json
-from wikic.cli.wiki_cmds import current_paths, waiting_message
+from wikic.cli.app import (
+    JSON_OPTION,
+    app,
+    current_paths,
+    err_console,
+    out_console,
+    print_error,
+    print_json,
+    waiting_message,
+)
 from wikic.errors import LockBusyError
 from wikic.lint import EXIT_BUSY, RULES, LintOptions, LintReport, run_lint
 from wikic.lint.runner import DEFAULT_WAIT_S, selected_rules

@@ -12,8 +12,15 @@ import datetime as dt
 import typer
 
 from wikic.cli import backends
-from wikic.cli.app import app, err_console, out_console, print_json
-from wikic.cli.wiki_cmds import NO_WAIT_OPTION, current_paths, waiting_message
+from wikic.cli.app import (
+    NO_WAIT_OPTION,
+    app,
+    current_paths,
+    err_console,
+    out_console,
+    print_json,
+    waiting_message,
+)
 from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend

@@ -9,8 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
-from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json
-from wikic.cli.wiki_cmds import current_paths
+from wikic.cli.app import JSON_OPTION, app, current_paths, err_console, out_console, print_json
 from wikic.errors import UsageError
 from wikic.store.db import SearchHit, Store, open_store
 from wikic.store.search import parse_where

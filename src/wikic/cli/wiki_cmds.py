@@ -6,25 +6,19 @@ from pathlib import Path
 
 import typer
 
-from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json, state
+from wikic.cli.app import (
+    JSON_OPTION,
+    NO_WAIT_OPTION,
+    app,
+    current_paths,
+    out_console,
+    print_json,
+    waiting_message,
+)
 from wikic.init import init_wiki
 from wikic.operation.transaction import recover_if_idle
-from wikic.paths import WikiPaths, open_paths
 from wikic.status import read_log, wiki_status
 from wikic.undo import undo_last
-
-NO_WAIT_OPTION = typer.Option(
-    False, "--no-wait", help="Fail at once if another wikic process is changing the wiki."
-)
-
-
-def current_paths() -> WikiPaths:
-    """The wiki of this invocation (from --wiki / $WIKIC_DIR / the current directory)."""
-    return open_paths(state().wiki_dir)
-
-
-def waiting_message(message: str) -> None:
-    err_console().print(message)
 
 
 @app.command()

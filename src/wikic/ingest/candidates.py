@@ -12,8 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from wikic.ingest.names import match_key
 from wikic.ingest.text import Sentence
+from wikic.vault.names import name_key
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _STOP = {
@@ -103,7 +103,7 @@ def topic_candidates(
     spellings: dict[str, Counter[str]] = {}
 
     def add(text: str, w: float) -> None:
-        key = match_key(text)
+        key = name_key(text)
         if not key or key in _STOP:
             return
         counts[key] += 1
@@ -117,8 +117,8 @@ def topic_candidates(
         for phrase, subject in _phrases(toks):
             add(phrase, 2.0 if subject else 1.0)
     for phrase, _ in _phrases(_tokens(title)):
-        if match_key(phrase) in counts:
-            weight[match_key(phrase)] += 1.0
+        if name_key(phrase) in counts:
+            weight[name_key(phrase)] += 1.0
     # a phrase said once is a candidate only as a name, a sentence's subject or a title phrase
     keep = {k for k in counts if counts[k] >= 2 or weight[k] >= 2.0}
     score = {k: counts[k] * weight[k] * (1 + 0.25 * (len(k.split()) - 1)) for k in keep}

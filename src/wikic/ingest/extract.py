@@ -14,10 +14,10 @@ from typing import Any
 from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
 from wikic.ingest.candidates import topic_candidates
-from wikic.ingest.names import topic_key
 from wikic.ingest.schemas import combine_model, extraction_model
 from wikic.ingest.text import Section, Sentence, make_sections, numbered_text, sentences_of
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
+from wikic.vault.names import name_key
 from wikic.vault.sources import Paragraph, Source, split_paragraphs
 
 _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
@@ -196,7 +196,7 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
     merged: dict[str, Topic] = {}
     alias_of: dict[str, str] = {}
     for t in topics:
-        key = topic_key(t.name)
+        key = name_key(t.name)
         if not key:
             continue
         key = alias_of.get(key, key)
@@ -211,12 +211,12 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
         else:
             merged[key] = t
         for alias in t.aliases:
-            alias_of.setdefault(topic_key(alias), key)
+            alias_of.setdefault(name_key(alias), key)
     result = []
     remaining = max_facts
     for t in merged.values():
         facts = t.facts[: max(0, remaining)]
         remaining -= len(facts)
-        aliases = tuple(a for a in t.aliases if topic_key(a) != topic_key(t.name))
+        aliases = tuple(a for a in t.aliases if name_key(a) != name_key(t.name))
         result.append(Topic(t.name, t.type, aliases, facts))
     return result

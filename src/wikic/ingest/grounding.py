@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from wikic.ingest.names import match_key
+from wikic.vault.names import name_key
 
 # names a model copies from the instructions instead of the source
 GENERIC_NAMES = {
@@ -34,8 +34,8 @@ def clean_name(name: str) -> str | None:
     while len(words) > 1 and words[0].casefold() in _LEADING:
         words = words[1:]
     cleaned = " ".join(words)
-    key = match_key(cleaned)
-    if not key or key in {match_key(g) for g in GENERIC_NAMES} or len(words) > MAX_NAME_WORDS:
+    key = name_key(cleaned)
+    if not key or key in {name_key(g) for g in GENERIC_NAMES} or len(words) > MAX_NAME_WORDS:
         return None
     if not any(c.isalpha() for c in cleaned):
         return None
@@ -43,7 +43,7 @@ def clean_name(name: str) -> str | None:
 
 
 def _keys(text: str) -> list[str]:
-    return [match_key(w) for w in _WORD_RE.findall(text)]
+    return [name_key(w) for w in _WORD_RE.findall(text)]
 
 
 def _content(words: Iterable[str]) -> set[str]:

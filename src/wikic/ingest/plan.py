@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.names import match_key
+from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
 from wikic.vault.tree import Vault
@@ -49,11 +49,11 @@ class Resolver:
                 continue
             target = PageTarget(page.path, page.title, page.type, True)
             for name in (page.title, *page.aliases, page.stem.replace("-", " ")):
-                self._by_key.setdefault(match_key(name), target)
+                self._by_key.setdefault(name_key(name), target)
             self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
 
     def find(self, names: Sequence[str]) -> PageTarget | None:
-        keys = [k for k in (match_key(n) for n in names) if k]
+        keys = [k for k in (name_key(n) for n in names) if k]
         for key in keys:
             if key in self._by_key:
                 return self._by_key[key]
@@ -74,7 +74,7 @@ class Resolver:
         path = str(safe_page_path(self._wiki_dir, folder, slug))
         target = PageTarget(path, topic.name, topic.type, False)
         for name in (topic.name, *topic.aliases):
-            self._by_key.setdefault(match_key(name), target)
+            self._by_key.setdefault(name_key(name), target)
         return target
 
     def reserve_source_page(self, stem: str) -> str:

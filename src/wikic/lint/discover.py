@@ -16,11 +16,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from wikic.lint.findings import Finding
-from wikic.lint.names import name_key
 from wikic.lint.page_scan import PageScan
 from wikic.lint.rules_links import is_attachment
 from wikic.lint.scan import WikiScan
 from wikic.vault.links import link as render_link
+from wikic.vault.names import name_key
 
 MIN_PAGES = 2
 MAX_MISSING = 20

@@ -15,12 +15,12 @@ from functools import cached_property
 from pathlib import PurePosixPath
 
 from wikic.lint.findings import Finding, Level
-from wikic.lint.names import NameIndex
 from wikic.lint.page_scan import PageScan
 from wikic.lint.parse import is_valid_block
 from wikic.lint.scan import WikiScan
 from wikic.vault.links import WikiLink, normalize_target
 from wikic.vault.links import link as render_link
+from wikic.vault.names import NameIndex
 
 SNIPPET_CHARS = 80
 

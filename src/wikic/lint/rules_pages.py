@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from wikic.lint.findings import Finding
-from wikic.lint.names import name_key, near_duplicate_pairs
 from wikic.lint.rules_links import snippet
 from wikic.lint.scan import WikiScan
 from wikic.vault.catalog import render_index
+from wikic.vault.names import name_key, near_duplicate_pairs
 from wikic.vault.pages import (
     DEPRECATED_PROPERTIES,
     PAGE_TYPES,

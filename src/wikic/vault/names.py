@@ -1,4 +1,4 @@
-"""Matching page names: keys that ignore case, punctuation, articles and plurals; near-duplicates
+"""The one name rule, and matching page names with it: keys that ignore case, punctuation, articles and plurals; near-duplicates
 within one edit; and "did you mean" candidates for a link target. All sub-quadratic.
 
 Near-duplicates use deletion neighbourhoods: two keys within one edit share a key-minus-one-
@@ -21,19 +21,29 @@ FUZZY_CUTOFF = 0.75
 
 
 def _stem(word: str) -> str:
+    """A comparison key that a singular and its plural share (cache/caches, bus/buses,
+    entity/entities). Only ever compared, never shown."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    if len(word) > 3 and word.endswith("es"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def name_key(text: str) -> str:
-    """`The Prefix-Caches` → `prefixcache`: the key under which names count as the same."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    """`The Prefix-Caches` → `prefixcach`: the key under which two names are the same topic.
+
+    Accents, case, punctuation, spacing, a leading article and the plural of the last word do
+    not count. The one rule for ingest (topic → page), planning, lint (duplicates, missing pages)
+    and page maintenance. Link resolution is not a name rule: it follows Obsidian's."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
     words = _WORD_RE.findall(text.casefold().replace("_", " "))
-    kept = [_stem(w) for w in words if w not in _ARTICLES] or words
+    kept = [w for w in words if w not in _ARTICLES] or words
+    if kept:
+        kept[-1] = _stem(kept[-1])
     return "".join(kept)
 
 

@@ -1,0 +1,27 @@
+"""The whole command line: importing this registers every command module on `app`.
+
+Command modules import only `wikic.cli.app` (and their helpers), never this module, so the
+package is never imported back while half-loaded.
+"""
+
+from __future__ import annotations
+
+from wikic.cli import (
+    ask_cmds,  # noqa: F401  (registers ask)
+    cache_cmds,  # noqa: F401  (registers cache stats/clear)
+    consolidate_cmds,  # noqa: F401  (registers consolidate)
+    ingest_cmds,  # noqa: F401  (registers ingest)
+    lint_cmds,  # noqa: F401  (registers lint)
+    model_cmds,  # noqa: F401  (registers model list/install/info/remove)
+    query_cmds,  # noqa: F401  (registers query)
+    search_cmds,  # noqa: F401  (registers search/reindex)
+    wiki_cmds,  # noqa: F401  (registers init/status/log/undo)
+)
+from wikic.cli.app import app
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]
