@@ -21,9 +21,9 @@ if [ "$(uname -s)" = "Linux" ]; then
       echo "note: install OpenBLAS (libopenblas) for fast CPU inference" >&2
     fi
   fi
-  EXTRAS="llm,cpu,dev"
+  EXTRAS="llm,cpu,dev,mcp"
 else
-  EXTRAS="llm,dev"  # macOS: mlx uses Metal; no CPU wheel, no BLAS fix needed
+  EXTRAS="llm,dev,mcp"  # macOS: mlx uses Metal; no CPU wheel, no BLAS fix needed
 fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv

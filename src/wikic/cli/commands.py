@@ -12,6 +12,7 @@ from wikic.cli import (
     consolidate_cmds,  # noqa: F401  (registers consolidate)
     ingest_cmds,  # noqa: F401  (registers ingest)
     lint_cmds,  # noqa: F401  (registers lint)
+    mcp_cmds,  # noqa: F401  (registers mcp)
     model_cmds,  # noqa: F401  (registers model list/install/info/remove)
     query_cmds,  # noqa: F401  (registers query)
     search_cmds,  # noqa: F401  (registers search/reindex)
