@@ -48,6 +48,11 @@ class OperationError(WikicError):
     """An operation could not be carried out; the wiki is unchanged."""
 
 
+class UnsafeJournalError(OperationError):
+    """A journal names files wikic never writes (outside the wiki, in raw/, .git/ or .wikic/):
+    recovery refuses to touch them and leaves the journal for a person to inspect."""
+
+
 class GitStateError(WikicError):
     """The git repository is in a state wikic must not commit in (staged user changes, ...)."""
 

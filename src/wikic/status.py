@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from wikic.operation.journal import pending
+from wikic.operation.journal import pending, unsafe
 from wikic.paths import WikiPaths
 from wikic.vault.logbook import LogEntry, parse_entries
 from wikic.vault.sources import SkippedRaw, hash_raw, scan_raw
@@ -34,6 +34,7 @@ class WikiStatus:
     broken_pages: list[str] = field(default_factory=list)
     skipped: list[SkippedRaw] = field(default_factory=list)  # raw/ files that are not sources
 
+    unsafe_journals: list[str] = field(default_factory=list)  # left alone by recovery: why
     def count(self, state: str) -> int:
         return sum(1 for s in self.sources if s.state == state)
 
@@ -79,6 +80,7 @@ def wiki_status(paths: WikiPaths, *, recent: int = 5) -> WikiStatus:
         skipped=list(scan_raw(paths).skipped),
     )
 
+        unsafe_journals=[message for _, message in unsafe(paths.journal, paths.root)],
 
 def read_log(paths: WikiPaths) -> list[LogEntry]:
     try:

@@ -25,12 +25,16 @@ from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
 from wikic.paths import WikiPaths
+from wikic.operation.preflight import preflight
 from wikic.query.answer import QueryResult, answer_question
 from wikic.query.save import ANALYSIS_FOLDER, SavedAnalysis, analysis_page, save_answer
 from wikic.store.db import open_store
 from wikic.vault.pages import render_page
 from wikic.vault.slugs import slugify
 
+
+# A question longer than this is a document: searching it costs a minute and answers nothing.
+MAX_QUESTION_CHARS = 4000
 
 @app.command()
 def query(
@@ -63,7 +67,16 @@ def query(
         raise UsageError("the question is empty", hint='For example: wikic query "What is X?"')
     paths = current_paths()
     config = backends.config_with_model(paths.config, model)
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the question is {len(question):,} characters long; the limit is "
+            f"{MAX_QUESTION_CHARS:,}",
+            hint="Ask it in a few sentences. To add a document to the wiki, put it in raw/ "
+            "and run wikic ingest.",
+        )
     paths = WikiPaths(paths.root, config)
+    if save:
+        preflight(paths)  # a commit that cannot happen should fail before the model work
     result = _answer(paths, question, config, stream=output == "md")
     saved = None
     if save and result.answered:

@@ -22,7 +22,7 @@ import git
 from wikic.lint.findings import Finding
 from wikic.lint.scan import PageScan, WikiScan
 from wikic.operation.gitrepo import open_repo
-from wikic.operation.journal import pending
+from wikic.operation.journal import pending, unsafe
 from wikic.paths import WikiPaths
 from wikic.vault.sources import TEXT_SUFFIXES, scan_raw, sha256_bytes, split_paragraphs
 
@@ -210,7 +210,17 @@ def writer_running(paths: WikiPaths) -> bool:
 
 
 def check_journal(scan: WikiScan) -> Iterator[Finding]:
-    """interrupted-operation: journals left by a crash (not those of a writer running now)."""
+    """interrupted-operation: journals left by a crash (not those of a writer running now),
+    and journals naming files wikic never writes, which recovery leaves alone."""
+    for directory, message in unsafe(scan.paths.journal, scan.paths.root):
+        shown = os.path.relpath(directory, scan.paths.root)
+        yield Finding(
+            "error",
+            "interrupted-operation",
+            shown,
+            message,
+            f"Inspect it, restore the wiki with git if needed, then remove {shown}.",
+        )
     found = pending(scan.paths.journal, scan.paths.root)
     if not found or writer_running(scan.paths):
         return

@@ -46,6 +46,7 @@ from wikic.lint.rules_repo import (
 from wikic.lint.scan import WikiScan, scan_wiki
 from wikic.lint.semantic import ContradictionPair, Progress, SemanticResult, run_semantic
 from wikic.llm.backend import Backend
+from wikic.operation.preflight import preflight
 from wikic.operation.transaction import writing
 from wikic.paths import WikiPaths
 from wikic.store.db import after_commit
@@ -241,6 +242,8 @@ def run_lint(
     """Check the wiki; with `options.fix` repair what can be repaired first."""
     started = time.perf_counter()
     rules = selected_rules(paths.config, options)
+    if options.fix and options.semantic:
+        preflight(paths)  # the semantic checks take minutes: fail before them, not after
     enabled = set(rules)
     with _no_gc():
         scan = scan_wiki(paths)

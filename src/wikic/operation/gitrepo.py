@@ -63,8 +63,10 @@ def _identity_env(name: str, email: str) -> dict[str, str]:
     }
 
 
-def check_can_commit(repo: git.Repo) -> None:
-    """Raise GitStateError if committing now could mix wikic's changes with the user's."""
+def check_git_ready(repo: git.Repo, *, index_lock: bool = True) -> None:
+    """Raise GitStateError, naming the cause, if a commit could not be made now: a merge,
+    rebase, cherry-pick or revert in progress, a detached HEAD, or (with `index_lock`) a
+    `.git/index.lock` held by another git process or left by one that crashed."""
     gitdir = Path(repo.git_dir)
     for marker, what in (
         ("MERGE_HEAD", "a merge"),
@@ -78,6 +80,24 @@ def check_can_commit(repo: git.Repo) -> None:
                 f"the git repository is in the middle of {what}",
                 hint="Finish or abort it, then run wikic again.",
             )
+    if has_head(repo) and repo.head.is_detached:
+        raise GitStateError(
+            f"git's HEAD is detached (at {repo.head.commit.hexsha[:10]}); wikic commits on a branch",
+            hint="Check out a branch (git switch main), then run wikic again.",
+        )
+    lock = gitdir / "index.lock"
+    if index_lock and lock.exists():
+        raise GitStateError(
+            f"git's index is locked: {lock} exists",
+            hint="Another git process is running, or one crashed. If none is running, remove "
+            f"it (rm {lock}), then run wikic again.",
+        )
+
+
+def check_can_commit(repo: git.Repo, *, index_lock: bool = True) -> None:
+    """Raise GitStateError if committing now could fail (`check_git_ready`) or mix wikic's
+    changes with the user's."""
+    check_git_ready(repo, index_lock=index_lock)
     staged = staged_paths(repo)
     if staged:
         shown = ", ".join(staged[:5]) + (" …" if len(staged) > 5 else "")

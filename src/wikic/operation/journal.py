@@ -4,7 +4,9 @@ prepare: every new file's bytes are written and fsynced inside `.wikic/journal/<
 step that needs disk space), then the manifest is written. apply: per file, the current version is
 hard-linked into the journal (`old/`), then the new one renamed over it; renames and links need no
 space. rollback: the `old/` links are renamed back and created files removed. Any crash leaves a
-journal that `rollback` (or `discard`, once committed) finishes.
+journal that `rollback` (or `discard`, once committed) finishes. A manifest is trusted only
+if every path in it is one wikic could have written: relative, inside the wiki, outside raw/,
+.git/ and .wikic/, with `old/<i>`/`new/<i>` entries; any other is left alone and reported.
 """
 
 from __future__ import annotations
@@ -12,18 +14,22 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import logging
 import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from wikic.errors import OperationError
+from wikic.config import CONFIG_NAME, load_config
+from wikic.errors import OperationError, UnsafeJournalError, WikicError
 from wikic.fsutil import atomic_write, fsync_dir, write_durable
 
+log = logging.getLogger(__name__)
 MANIFEST = "manifest.json"
 STATES = ("prepared", "applying", "committed")
+MACHINE_DIRS = (".git", ".wikic")  # never written by an operation
 
 
 @dataclass(frozen=True)
@@ -103,13 +109,25 @@ class Journal:
 
     @classmethod
     def load(cls, directory: Path, root: Path) -> Journal | None:
-        """A journal found on disk; None if its manifest was never completely written."""
+        """A journal found on disk; None if its manifest was never completely written.
+        UnsafeJournalError if it names a file wikic would never write."""
+        if directory.is_symlink():
+            raise UnsafeJournalError(
+                f"{directory} is a symlink, not a journal wikic made; wikic will not touch it",
+                hint=f"Remove {directory}.",
+            )
         try:
             manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(manifest, dict) or manifest.get("state") not in STATES:
             return None
+        problem = manifest_problem(manifest, root)
+        if problem:
+            raise UnsafeJournalError(
+                f"the interrupted operation in {directory} {problem}; wikic will not touch it",
+                hint=f"Inspect it, restore the wiki with git if needed, then remove {directory}.",
+            )
         return cls(directory, root, manifest)
 
     def _save(self) -> None:
@@ -189,8 +207,78 @@ class Journal:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def manifest_problem(manifest: dict[str, Any], root: Path) -> str | None:
+    """Why a manifest cannot be one wikic wrote (so recovery must not act on it), or None."""
+    files = manifest.get("files")
+    dirs = manifest.get("created_dirs", [])
+    if not isinstance(files, list) or not isinstance(dirs, list):
+        return "has no valid file list"
+    protected = _protected(root)
+    for i, entry in enumerate(files):
+        if not isinstance(entry, dict):
+            return "has a file entry that is not an object"
+        problem = _path_problem(entry.get("path"), root, protected)
+        if problem:
+            return f"names {entry.get('path')!r}, {problem}"
+        if entry.get("old") != f"old/{i}" or entry.get("new") not in (None, f"new/{i}"):
+            return f"has journal copies of {entry['path']!r} outside its own directory"
+        if not isinstance(entry.get("existed"), bool):
+            return f"does not say whether {entry['path']!r} existed"
+    for rel in dirs:
+        problem = _path_problem(rel, root, protected)
+        if problem:
+            return f"names the folder {rel!r}, {problem}"
+    return None
+
+
+def _protected(root: Path) -> tuple[str, ...]:
+    """First path parts no operation writes under: git's and wikic's state, and raw/."""
+    try:
+        raw = load_config(root / CONFIG_NAME).paths.raw
+    except (WikicError, OSError):
+        raw = "raw"
+    return (*MACHINE_DIRS, PurePosixPath(raw).as_posix().strip("/"))
+
+
+def _path_problem(rel: Any, root: Path, protected: tuple[str, ...]) -> str | None:
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
+        return "which is not a path"
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
+        return "which is outside the wiki"
+    if any(rel == p or rel.startswith(p + "/") for p in protected):
+        return "which wikic never writes"
+    # a folder on the way may be a symlink out of the wiki: judge where the parent really is
+    parent = Path(os.path.realpath(root / pure.parent))
+    if not parent.is_relative_to(Path(os.path.realpath(root))):
+        return "which is outside the wiki"
+    return None
+
+
 def pending(journal_root: Path, root: Path) -> list[tuple[Path, Journal | None]]:
-    """Journal directories left by interrupted operations (None: manifest never written)."""
+    """Journal directories left by interrupted operations (None: manifest never written).
+    Unsafe ones (see `manifest_problem`) are left alone: logged here, listed by `unsafe`."""
+    found = []
+    for directory in _journal_dirs(journal_root):
+        try:
+            found.append((directory, Journal.load(directory, root)))
+        except UnsafeJournalError as exc:
+            log.warning("%s", exc.message)
+    return found
+
+
+def unsafe(journal_root: Path, root: Path) -> list[tuple[Path, str]]:
+    """(directory, message) of each journal recovery refuses to act on."""
+    found = []
+    for directory in _journal_dirs(journal_root):
+        try:
+            Journal.load(directory, root)
+        except UnsafeJournalError as exc:
+            found.append((directory, exc.message))
+    return found
+
+
+def _journal_dirs(journal_root: Path) -> list[Path]:
     if not journal_root.is_dir():
         return []
     found = []
@@ -198,5 +286,5 @@ def pending(journal_root: Path, root: Path) -> list[tuple[Path, Journal | None]]
         if directory.name.startswith("."):
             shutil.rmtree(directory, ignore_errors=True)  # a discard that was cut short
             continue
-        found.append((directory, Journal.load(directory, root)))
+        found.append(directory)
     return found
