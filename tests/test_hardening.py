@@ -177,3 +177,24 @@ def test_a_huge_question_is_refused_at_once(wiki: WikiPaths) -> None:
     assert proc.returncode == 2, proc.stderr
     assert "100,000 characters long; the limit is 4,000" in proc.stderr
     assert time.perf_counter() - started < 30  # no search, no model: only Python's start-up
+
+
+# -- warnings printed once ----------------------------------------------------------------------
+
+
+def test_unsafe_journal_warning_is_printed_once_by_status(wiki: WikiPaths) -> None:
+    _journal(wiki, "20260101T000000-evil", HOSTILE["parent"])  # type: ignore[arg-type]
+    result = runner.invoke(app, ["-C", str(wiki.root), "status"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("will not touch it") == 1
+    data = json.loads(runner.invoke(app, ["-C", str(wiki.root), "status", "--json"]).stdout)
+    assert len(data["unsafe_journals"]) == 1
+
+
+def test_store_warning_is_printed_once(wiki: WikiPaths) -> None:
+    wiki.state.mkdir(exist_ok=True)
+    wiki.db.write_bytes(b"not a database at all" * 100)
+    result = runner.invoke(app, ["-C", str(wiki.root), "search", "Alpha"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("Warning:") == 1, result.stderr
+    assert result.stderr.count("rebuilding it") == 1, result.stderr

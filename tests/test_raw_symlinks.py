@@ -95,6 +95,19 @@ def test_status_lists_skipped_files(wiki: WikiPaths) -> None:
     assert {s.rel for s in st.skipped} == set(SKIPPED)
 
 
+def test_status_cli_warns_once_per_file(wiki: WikiPaths) -> None:
+    result = runner.invoke(app, ["-C", str(wiki.root), "status", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert {s["raw"] for s in data["skipped"]} == set(SKIPPED)
+    result = runner.invoke(app, ["-C", str(wiki.root), "status"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    for rel in SKIPPED:
+        assert result.output.count(f"skipped  {rel}:") == 1
+
+
+
 def test_ingest_all_skips_and_warns(wiki: WikiPaths) -> None:
     result = runner.invoke(app, ["-C", str(wiki.root), "ingest", "--all", "--json"])
     assert result.exit_code == 0, result.output

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from wikic.cli.notices import once_per_command
 from wikic.errors import WikicError
 from wikic.paths import WikiPaths, open_paths
 
@@ -25,7 +26,8 @@ from wikic.paths import WikiPaths, open_paths
 class _Group(TyperGroup):
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
-            return super().invoke(ctx)
+            with once_per_command():
+                return super().invoke(ctx)
         except WikicError as exc:
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None

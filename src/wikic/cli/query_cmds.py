@@ -22,6 +22,7 @@ from wikic.cli.app import (
     waiting_message,
 )
 from wikic.config import Config
+from wikic.cli.notices import warn
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
 from wikic.paths import WikiPaths
@@ -163,7 +164,7 @@ def _report(
 ) -> None:
     console = err_console()
     for note in result.notes:
-        console.print(f"Warning: {note}", markup=False)
+        warn(note)  # the store logged it too: printed once
     if result.removed:
         n = len(result.removed)
         console.print(f"Removed {n} citation{'s' if n != 1 else ''} that did not resolve:")

@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from wikic.cli.app import JSON_OPTION, app, current_paths, err_console, out_console, print_json
+from wikic.cli.notices import warn
 from wikic.errors import UsageError
 from wikic.store.db import SearchHit, Store, open_store
 from wikic.store.search import parse_where
@@ -55,9 +56,8 @@ def _marked(snippet: str) -> Text:
 
 
 def _print_notes(notes: list[str]) -> None:
-    console = err_console()
     for note in notes:
-        console.print(f"Warning: {note}", markup=False)
+        warn(note)  # the store logged it too: printed once
 
 
 @app.command()

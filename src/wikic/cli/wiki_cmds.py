@@ -15,6 +15,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.notices import warn
 from wikic.init import init_wiki
 from wikic.operation.transaction import recover_if_idle
 from wikic.status import read_log, wiki_status
@@ -66,7 +67,9 @@ def status(
                     {"date": e.date.isoformat(), "op": e.op, "title": e.title} for e in st.recent
                 ],
                 "interrupted_operations": st.interrupted,
+                "unsafe_journals": st.unsafe_journals,
                 "broken_pages": st.broken_pages,
+                "skipped": [{"raw": s.rel, "reason": s.reason} for s in st.skipped],
             }
         )
         return
@@ -77,6 +80,8 @@ def status(
     for s in st.sources:
         if s.state != "ingested":
             console.print(f"  {s.state:<8} {s.raw}")
+    for skipped in st.skipped:
+        console.print(f"  skipped  {skipped.rel}: {skipped.reason}", markup=False)
     pages = ", ".join(f"{n} {t}" for t, n in st.pages_by_type.items()) or "none"
     console.print(f"Pages: {sum(st.pages_by_type.values())} ({pages})")
     for path in st.broken_pages:
@@ -85,6 +90,8 @@ def status(
         console.print(
             f"Interrupted operations: {st.interrupted} (the next writing command rolls them back)"
         )
+    for message in st.unsafe_journals:
+        warn(message)
     if st.recent:
         console.print("Recent operations:")
         for e in st.recent:
