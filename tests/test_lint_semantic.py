@@ -219,3 +219,11 @@ def test_schema_enum_lists_only_the_page_ids() -> None:
     pair = next(iter(schema["$defs"].values()))
     assert pair["properties"]["a"]["enum"] == ["f-1", "f-2"]
     assert pair["additionalProperties"] is False
+
+
+def test_pages_are_checked_in_one_batch(wiki: FixtureWiki) -> None:
+    calls: list[FakeCall] = []
+    backend = FakeBackend(responder(calls))
+    semantic(wiki, backend, rules=("contradiction", "open-question"))
+    pages = sum(1 for c in calls if c.schema is not None and c.schema.__name__ == "Contradictions")
+    assert pages >= 2 and backend.batches == [pages, 1]  # every page together, then questions

@@ -2,7 +2,8 @@
 
 Claims come from the store's claim ledger (`## Facts` bullets, citations taken out): one call
 per page with two or more identified claims, ordered schema (AGENTS.md) → page claims → task so
-the system prefix is computed once and reused. The reply is constrained to
+the system prefix is computed once and reused; the pages' calls go to the backend together
+(`generate_batch`). The reply is constrained to
 `{"pairs": [{"a": id, "b": id, "reason": …}]}` with the page's block ids as an enum; ids the page
 does not have (a server without constrained decoding) are dropped. Ingest's conservative check in
 code (same words, different numbers or a negation) runs next to the model: a 0.5B model misses
@@ -22,9 +23,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from wikic.errors import BackendError, GenerationError
+from wikic.errors import BackendError
 from wikic.fsutil import atomic_write
-from wikic.llm.backend import Backend, Segment, json_schema_for, system, user
+from wikic.llm.backend import (
+    Backend,
+    Request,
+    Segment,
+    generate_batch,
+    json_schema_for,
+    system,
+    user,
+)
 from wikic.paths import WikiPaths
 from wikic.store.db import open_store
 from wikic.vault.catalog import one_line
@@ -40,6 +49,8 @@ MAX_QUESTIONS = 3
 QUESTION_CHARS = 120
 CACHE_NAME = "lint-semantic.json"
 CACHE_ENTRIES = 5000
+ASK_BATCH = 32  # pages per generate_batch call (and progress update); the backend decodes
+# generation.batch_size of them at a time
 Progress = Callable[[int, int, str], None]  # (done, total, what)
 
 
@@ -131,34 +142,55 @@ class VerdictCache:
             atomic_write(self.file, json.dumps(keep).encode())
 
 
-def _ask(
+@dataclass(frozen=True)
+class _Call:
+    """One model call: its prompt and the reply schema."""
+
+    segments: tuple[Segment, ...]
+    schema: type[BaseModel]
+    max_tokens: int
+
+
+def _ask_all(
     backend: Backend,
     cache: VerdictCache,
-    segments: list[Segment],
-    schema: type[BaseModel],
-    max_tokens: int,
+    calls: Sequence[_Call],
     result: SemanticResult,
-) -> dict[str, Any] | None:
-    key = VerdictCache.key(backend.model_name, segments, schema)
-    cached = cache.get(key)
-    if isinstance(cached, dict):
-        return cached
-    if result.model_down:
-        return None
-    try:
-        gen = backend.generate(segments, schema=schema, max_tokens=max_tokens, temperature=0.0)
-    except GenerationError as exc:  # one bad reply: skip this call, keep going
-        result.notes.append(exc.message)
-        return None
-    except BackendError as exc:  # the model cannot be reached or run: stop asking it
-        result.notes.append(f"{exc.message}; the remaining pages were checked in code only")
-        result.model_down = True
-        return None
-    result.calls += 1
-    value = gen.value.model_dump() if gen.value is not None else None
-    if value is not None:
-        cache.put(key, value)
-    return value
+    progress: Progress | None = None,
+    labels: Sequence[str] = (),
+) -> list[dict[str, Any] | None]:
+    """Each call's reply (None: not answered); cached verdicts first, the rest in batches."""
+    keys = [VerdictCache.key(backend.model_name, c.segments, c.schema) for c in calls]
+    replies: list[dict[str, Any] | None] = [None] * len(calls)
+    todo = []
+    for i, key in enumerate(keys):
+        cached = cache.get(key)
+        if isinstance(cached, dict):
+            replies[i] = cached
+        else:
+            todo.append(i)
+    for start in range(0, len(todo), ASK_BATCH):
+        if result.model_down:
+            break
+        chunk = todo[start : start + ASK_BATCH]
+        if progress is not None and labels:
+            progress(len(calls) - len(todo) + start, len(calls), labels[chunk[0]])
+        requests = [Request(calls[i].segments, calls[i].schema, calls[i].max_tokens) for i in chunk]
+        try:
+            generations = generate_batch(backend, requests)
+        except BackendError as exc:  # the model cannot be reached or run: stop asking it
+            result.notes.append(f"{exc.message}; the remaining pages were checked in code only")
+            result.model_down = True
+            break
+        for i, gen in zip(chunk, generations, strict=True):
+            if gen.error is not None:  # one bad reply: skip this call, keep going
+                result.notes.append(gen.error)
+                continue
+            result.calls += 1
+            if gen.value is not None:
+                replies[i] = gen.value.model_dump()
+                cache.put(keys[i], replies[i])
+    return replies
 
 
 def run_semantic(
@@ -179,14 +211,8 @@ def run_semantic(
         if contradictions:
             _contradictions(paths, backend, cache, head, result, progress)
         if questions:
-            reply = _ask(
-                backend,
-                cache,
-                [*head, user(overview()), user(QUESTIONS_TASK)],
-                QuestionsReply,
-                160,
-                result,
-            )
+            ask = _Call((*head, user(overview()), user(QUESTIONS_TASK)), QuestionsReply, 160)
+            (reply,) = _ask_all(backend, cache, [ask], result)
             if reply:
                 asked = [" ".join(str(q).split()) for q in reply.get("questions", [])]
                 result.questions = [q[:QUESTION_CHARS] for q in asked if q][:MAX_QUESTIONS]
@@ -235,18 +261,25 @@ def _contradictions(
         titles = {p.path: p.title for p in store.pages()}
     pages = sorted(p for p, claims in by_page.items() if len(claims) >= 2)
     by_ids = {p: {cid for cid, _ in claims} for p, claims in by_page.items()}
-    for done, page in enumerate(pages):
-        if progress is not None:
-            progress(done, len(pages), page)
+    checked: dict[str, list[tuple[str, str]]] = {}
+    for page in pages:
         claims = by_page[page]
         if len(claims) > MAX_CLAIMS:
             result.notes.append(
                 f"{page} has {len(claims)} claims; checked the first {MAX_CLAIMS} for contradictions"
             )
             claims = claims[:MAX_CLAIMS]
-        ids = [cid for cid, _ in claims]
-        segments = [*head, claims_segment(titles.get(page, page), claims), CONTRADICTION_TASK]
-        reply = _ask(backend, cache, segments, contradiction_schema(ids), 60 * MAX_PAIRS, result)
+        checked[page] = claims
+    calls = [
+        _Call(
+            (*head, claims_segment(titles.get(page, page), checked[page]), CONTRADICTION_TASK),
+            contradiction_schema([cid for cid, _ in checked[page]]),
+            60 * MAX_PAIRS,
+        )
+        for page in pages
+    ]
+    replies = _ask_all(backend, cache, calls, result, progress, pages)
+    for page, reply in zip(pages, replies, strict=True):
         found = [
             (str(p.get("a", "")), str(p.get("b", "")), str(p.get("reason", "")))
             for p in (reply or {}).get("pairs", [])

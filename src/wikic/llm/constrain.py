@@ -67,7 +67,7 @@ def generate_structured_batch(
     retry: list[int] = []
     errors: dict[int, str] = {}
     for i, (req, gen) in enumerate(zip(requests, first, strict=True)):
-        if req.schema is None:
+        if req.schema is None or gen.error is not None:  # a row the backend already gave up on
             out.append(gen)
             continue
         value = _validated(req.schema, gen, req.max_tokens)

@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from wikic.errors import BackendError
+from wikic.errors import BackendError, GenerationError
 from wikic.llm.backend import (
+    EMPTY_STATS,
     BatchStats,
     Generation,
     GenerationStats,
@@ -93,7 +94,11 @@ class FakeBackend:
     def _attempt_batch(self, requests: Sequence[Request]) -> list[Generation]:
         out = []
         for r in requests:
-            text, stats = self._reply(r.segments, r.schema, r.max_tokens, r.temperature)
+            try:
+                text, stats = self._reply(r.segments, r.schema, r.max_tokens, r.temperature)
+            except GenerationError as exc:  # a responder's way to script a row that failed
+                out.append(Generation("", None, EMPTY_STATS, error=exc.message))
+                continue
             out.append(Generation(text, None, stats))
         self.batch_stats = self.batch_stats + BatchStats(
             batches=1,

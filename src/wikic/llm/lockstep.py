@@ -121,6 +121,7 @@ class Lockstep:
             while queue and len(active) < self.batch_size:
                 index, plan = queue.popleft()
                 row = self._start(plan)
+                decode_s += row.decode_s  # its first token, chosen from the prefill logits
                 if row.finish is not None:
                     results[index] = row.result()
                     continue

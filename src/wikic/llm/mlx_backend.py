@@ -121,9 +121,10 @@ class MlxBackend:
 
     def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
         """See `BatchBackend.generate_batch`: up to `batch_size` rows decoded in lockstep."""
-        return generate_structured_batch(self._generate_batch_once, requests)
+        return generate_structured_batch(self.generate_batch_once, requests)
 
-    def _generate_batch_once(self, requests: Sequence[Request]) -> list[Generation]:
+    def generate_batch_once(self, requests: Sequence[Request]) -> list[Generation]:
+        """One attempt per row: constrained by its schema, but neither validated nor repaired."""
         plans = [self._plan(r) for r in requests]  # every request checked before any work
         lockstep = Lockstep(
             self._model,
