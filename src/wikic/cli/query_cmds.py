@@ -21,21 +21,21 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
-from wikic.config import Config
 from wikic.cli.notices import warn
+from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
-from wikic.paths import WikiPaths
 from wikic.operation.preflight import preflight
+from wikic.paths import WikiPaths
 from wikic.query.answer import QueryResult, answer_question
 from wikic.query.save import ANALYSIS_FOLDER, SavedAnalysis, analysis_page, save_answer
 from wikic.store.db import open_store
 from wikic.vault.pages import render_page
 from wikic.vault.slugs import slugify
 
-
 # A question longer than this is a document: searching it costs a minute and answers nothing.
 MAX_QUESTION_CHARS = 4000
+
 
 @app.command()
 def query(
