@@ -33,8 +33,8 @@ class WikiStatus:
     interrupted: int = 0
     broken_pages: list[str] = field(default_factory=list)
     skipped: list[SkippedRaw] = field(default_factory=list)  # raw/ files that are not sources
-
     unsafe_journals: list[str] = field(default_factory=list)  # left alone by recovery: why
+
     def count(self, state: str) -> int:
         return sum(1 for s in self.sources if s.state == state)
 
@@ -78,9 +78,9 @@ def wiki_status(paths: WikiPaths, *, recent: int = 5) -> WikiStatus:
         interrupted=len(pending(paths.journal, paths.root)),
         broken_pages=sorted(vault.broken),
         skipped=list(scan_raw(paths).skipped),
+        unsafe_journals=[message for _, message in unsafe(paths.journal, paths.root)],
     )
 
-        unsafe_journals=[message for _, message in unsafe(paths.journal, paths.root)],
 
 def read_log(paths: WikiPaths) -> list[LogEntry]:
     try:

@@ -194,6 +194,7 @@ def check_uningested(scan: WikiScan) -> Iterator[Finding]:
             "Copy the file into raw/ instead of linking to it, or remove the link.",
         )
 
+
 def writer_running(paths: WikiPaths) -> bool:
     """Whether a wikic process holds the writer lock now (checked without waiting)."""
     try:
