@@ -19,12 +19,13 @@ import yaml
 
 from wikic.errors import PageError
 
-PAGE_TYPES = ("concept", "entity", "analysis", "source")
+PAGE_TYPES = ("concept", "entity", "analysis", "source", "digest")
 TYPE_FOLDERS = {
     "concept": "concepts",
     "entity": "entities",
     "analysis": "analyses",
     "source": "sources",
+    "digest": "digests",
 }
 # Properties in the order wikic writes them; others follow in their own order.
 PROPERTY_ORDER = (
@@ -43,13 +44,16 @@ PROPERTY_ORDER = (
     "created",
     "updated",
     "ingested",
+    "period",
+    "consolidated",
+    "gist",
 )
 # The value type of each property wikic writes; one type per name across the vault.
 PROPERTY_TYPES: dict[str, str] = {
     "type": "text", "title": "text", "aliases": "list", "tags": "list", "summary": "text",
     "sources": "list", "kind": "text", "raw": "text", "sha256": "text", "question": "text",
     "consulted": "list", "contradictions": "number", "created": "date", "updated": "date",
-    "ingested": "date",
+    "ingested": "date", "consolidated": "date", "gist": "text", "period": "text",
 }  # fmt: skip
 DEPRECATED_PROPERTIES = {"tag": "tags", "alias": "aliases", "cssclass": "cssclasses"}
 _TAG_RE = re.compile(r"^[\w/-]+$")

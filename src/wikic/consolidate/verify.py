@@ -1,0 +1,223 @@
+"""What code keeps of the model's proposals: cited blocks that exist, digest sentences made of
+the words of the blocks they cite, and patterns backed by enough DISTINCT episodes.
+
+The model proposes; code counts. A pattern's episodes are the distinct episodes of the blocks it
+cites (plus those its target section already cites), whatever the model says about them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from wikic.consolidate.episodes import Episode, EpisodeBlock
+from wikic.consolidate.prompts import block_label
+from wikic.consolidate.targets import Target
+from wikic.consolidate.words import content, grounded, keys, name_key, overlap
+from wikic.vault.prose import split_sentences
+
+_BREAK_RE = re.compile(r"[\[\]#|^]")
+
+
+@dataclass(frozen=True)
+class Cite:
+    episode: Episode
+    block: EpisodeBlock
+
+
+@dataclass(frozen=True)
+class DigestSentence:
+    text: str  # plain text; the renderer escapes it
+    cites: tuple[Cite, ...]
+    verbatim: bool = False  # the model's sentence was not grounded: a cited sentence instead
+
+
+@dataclass(frozen=True)
+class Change:
+    before: Cite
+    after: Cite
+    how: str | None  # the model's wording when grounded in both blocks, else None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    statement: str | None  # None when the model's statement is not grounded in its blocks
+    cites: tuple[Cite, ...]
+    target: Target | None  # None: a new concept page
+    change: Change | None = None
+
+    @property
+    def episodes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.episode.page for c in self.cites))
+
+
+@dataclass(frozen=True)
+class Rejected:
+    name: str
+    episodes: tuple[str, ...]
+    why: str
+
+
+@dataclass
+class BatchReading:
+    digest: list[DigestSentence] = field(default_factory=list)
+    patterns: list[Pattern] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def labels_of(episodes: Sequence[Episode]) -> dict[str, Cite]:
+    return {block_label(i, b.id): Cite(ep, b) for i, ep in enumerate(episodes) for b in ep.blocks}
+
+
+def read_batch(value: Any, episodes: Sequence[Episode], targets: Sequence[Target]) -> BatchReading:
+    """The model's reply for one batch, mapped to blocks and targets; unknown ids are dropped."""
+    labels = labels_of(episodes)
+    by_id = {t.id: t for t in targets}
+    out = BatchReading()
+
+    def cites_of(ids: Sequence[str]) -> tuple[Cite, ...]:
+        return tuple(labels[i] for i in dict.fromkeys(ids) if i in labels)
+
+    for item in getattr(value, "digest", []):
+        cites = cites_of(item.cites)
+        if cites:
+            out.digest += digest_sentences(str(item.text), cites, out.notes)
+    for p in getattr(value, "patterns", []):
+        statement = " ".join(str(p.statement).split())
+        cites = cites_of(p.cites)
+        related = tuple(c for c in cites if relevant(c.block, f"{p.name} {statement}"))
+        if len(related) < len(cites):
+            out.notes.append(
+                f"{len(cites) - len(related)} block(s) cited for “{p.name}” do not mention it: "
+                "not counted"
+            )
+        cites = related
+        if not cites:
+            continue
+        text = " ".join(c.block.text for c in cites)
+        if not grounded(statement, text):
+            out.notes.append(f"statement of “{p.name}” not supported by its blocks: left out")
+            statement = ""
+        change = None
+        if p.changed is not None and p.changed.before in labels and p.changed.after in labels:
+            change = make_change(labels[p.changed.before], labels[p.changed.after], p.changed.how)
+        out.patterns.append(
+            Pattern(
+                name=pattern_name(str(p.name), by_id.get(p.target)),
+                statement=statement or None,
+                cites=cites,
+                target=by_id.get(p.target),
+                change=change,
+            )
+        )
+    if not out.digest:
+        out.notes.append("no usable digest sentence from the model: opening sentences instead")
+        out.digest = [opening(ep) for ep in episodes if ep.blocks]
+    return out
+
+
+def digest_sentences(text: str, cites: tuple[Cite, ...], notes: list[str]) -> list[DigestSentence]:
+    """The model's digest text as sentences that each cite `cites`; an ungrounded one becomes
+    the first sentence of its first cited block, verbatim."""
+    reference = " ".join(c.block.text for c in cites)
+    out = []
+    for sentence in split_sentences(" ".join(text.split())) or [text]:
+        if grounded(sentence, reference):
+            out.append(DigestSentence(sentence, cites))
+        else:
+            notes.append(f"digest sentence not supported by its blocks: “{sentence[:80]}”")
+            first = cites[0]
+            out.append(DigestSentence(first_sentence(first.block), (first,), verbatim=True))
+    return out
+
+
+def relevant(block: EpisodeBlock, about: str) -> bool:
+    """Whether a cited block shares words with what the pattern says (two words when it says
+    enough to tell): a block about something else is not evidence, whatever the model cites."""
+    wanted = content(keys(about))
+    return overlap(block.text, about) >= (2 if len(wanted) >= 4 else 1)
+
+
+def first_sentence(block: EpisodeBlock) -> str:
+    return block.sentences[0] if block.sentences else block.text
+
+
+def opening(ep: Episode) -> DigestSentence:
+    block = ep.blocks[0]
+    return DigestSentence(first_sentence(block), (Cite(ep, block),), verbatim=True)
+
+
+def pattern_name(name: str, target: Target | None) -> str:
+    cleaned = " ".join(_BREAK_RE.sub(" ", name).split()).strip(" .,:;\"'`()")
+    if any(c.isalpha() for c in cleaned) and keys(cleaned):
+        return cleaned
+    return target.heading or target.title if target else "Recurring pattern"
+
+
+def make_change(a: Cite, b: Cite, how: str) -> Change | None:
+    """A dated change between two episodes (ordered by date); None within one episode."""
+    if a.episode.page == b.episode.page or a.episode.date == b.episode.date:
+        return None
+    before, after = (a, b) if a.episode.date < b.episode.date else (b, a)
+    how = " ".join(how.split())
+    ok = grounded(how, f"{before.block.text} {after.block.text}", share=0.6)
+    return Change(before, after, how if ok else None)
+
+
+def merge(patterns: Sequence[Pattern]) -> list[Pattern]:
+    """Patterns of one period merged across batches: same target section, or same name."""
+    merged: dict[str, Pattern] = {}
+    for p in patterns:
+        key = (
+            f"{p.target.page}#{p.target.heading}"
+            if p.target is not None and p.target.heading
+            else f"name:{name_key(p.name)}"
+        )
+        old = merged.get(key)
+        if old is None:
+            merged[key] = p
+            continue
+        cites = tuple({(c.episode.page, c.block.id): c for c in (*old.cites, *p.cites)}.values())
+        merged[key] = replace(
+            old,
+            cites=cites,
+            statement=old.statement or p.statement,
+            change=old.change or p.change,
+            target=old.target or p.target,
+        )
+    return list(merged.values())
+
+
+def verify(
+    patterns: Sequence[Pattern],
+    *,
+    min_episodes: int,
+    prior_episodes: Callable[[Pattern], set[str]],
+) -> tuple[list[Pattern], list[Rejected]]:
+    """Keep the patterns whose distinct episodes (cited now, or already by the target section)
+    number at least `min_episodes`."""
+    kept: list[Pattern] = []
+    rejected: list[Rejected] = []
+    for p in merge(patterns):
+        episodes = set(p.episodes) | prior_episodes(p)
+        if len(episodes) >= min_episodes:
+            kept.append(p)
+        else:
+            rejected.append(
+                Rejected(
+                    p.name,
+                    p.episodes,
+                    f"{len(episodes)} distinct episode(s), {min_episodes} needed",
+                )
+            )
+    return kept, rejected
+
+
+def best_sentence(block: EpisodeBlock, about: str) -> str:
+    """The block's sentence that shares the most words with `about` (its first on a tie)."""
+    if not block.sentences:
+        return block.text
+    return max(block.sentences, key=lambda s: overlap(s, about))

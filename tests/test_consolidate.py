@@ -1,0 +1,410 @@
+"""`wikic consolidate` on a FakeBackend: episode detection, period planning and batching, the
+≥ 3-episode rule enforced by code, target choice, the page edits (digest, pattern, link,
+compress), idempotence and --force replacing only consolidation's own lines."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+
+from tests.helpers.consolidate_fakes import ConsolidateScript, ScriptedPattern, add_episodes
+from tests.helpers.wikitools import commit_pages, git, make_wiki, page_text
+from wikic.config import Config, parse_config
+from wikic.consolidate import ConsolidateRequest, consolidate
+from wikic.consolidate.episodes import Episode, EpisodeBlock, find_episodes, page_blocks
+from wikic.consolidate.plan import batch, plan_periods
+from wikic.consolidate.render import is_ours, marked
+from wikic.errors import UsageError
+from wikic.lint import LintOptions, run_lint
+from wikic.paths import WikiPaths
+from wikic.status import wiki_status
+from wikic.vault.episodes import episode_date, period_bounds, period_key
+from wikic.vault.links import parse_links
+from wikic.vault.pages import parse_page
+from wikic.vault.tree import Vault
+
+TODAY = dt.date(2026, 4, 13)
+PORT = "port 8080"
+NOTES = {
+    "2026-04-01-log": [
+        "The CI build failed again because the integration tests share port 8080.",
+        "Lunch with Ana about the offsite.",
+    ],
+    "2026-04-02-log": [
+        "Another CI failure: two integration test jobs fought over port 8080.",
+        "Reviewed the parser patch with Sam.",
+    ],
+    "2026-04-03-log": [
+        "CI went red once more when integration tests ran in parallel on port 8080.",
+        "Dentist appointment at four.",
+    ],
+    "2026-04-04-log": ["The release notes for version 2.1 went out to the mailing list."],
+}
+PATTERN = ScriptedPattern(
+    "Integration tests share port 8080",
+    "Integration tests fail in CI when they share port 8080.",
+    (PORT,),
+)
+DIGEST = [("The CI build failed on three days because integration tests share port 8080.", (PORT,))]
+
+
+@pytest.fixture
+def wiki(tmp_path) -> WikiPaths:
+    paths = make_wiki(tmp_path / "w")
+    add_episodes(paths, NOTES)
+    return paths
+
+
+def run(paths: WikiPaths, script: ConsolidateScript, **request):
+    backend = script.backend()
+    report = consolidate(paths, ConsolidateRequest(**request), backend=lambda: backend, today=TODAY)
+    return report, backend
+
+
+def page(paths: WikiPaths, rel: str):
+    return parse_page(rel, (paths.root / rel).read_text(encoding="utf-8"))
+
+
+def lint_problems(paths: WikiPaths) -> list[str]:
+    report = run_lint(paths, LintOptions())
+    return [f"{f.rule} {f.page}: {f.message}" for f in report.findings if f.level != "info"]
+
+
+# -- episodes and periods ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rel", "front", "dirs", "expected"),
+    [
+        ("raw/2026-04-03-standup.md", {}, [], dt.date(2026, 4, 3)),
+        ("raw/notes/standup-2026-04-03.md", {}, [], dt.date(2026, 4, 3)),
+        ("raw/journal/2026/04/03.md", {}, [], dt.date(2026, 4, 3)),
+        ("raw/paper.md", {"date": dt.date(2026, 4, 5)}, [], dt.date(2026, 4, 5)),
+        ("raw/paper.md", {"date": "2026-04-05T10:00"}, [], dt.date(2026, 4, 5)),
+        ("raw/2026-04-03-x.md", {"date": "2026-04-09"}, [], dt.date(2026, 4, 9)),  # property wins
+        ("raw/journal/monday.md", {}, ["raw/journal"], dt.date(2026, 1, 2)),  # dated by mtime
+        ("raw/journal-old/monday.md", {}, ["raw/journal"], None),  # not inside the folder
+        ("raw/paper.md", {}, [], None),
+        ("raw/2026-02-30-bad.md", {}, [], None),  # no such day
+        ("raw/v2026-0401.md", {"date": "soon"}, [], None),
+    ],
+)
+def test_episode_date(rel, front, dirs, expected) -> None:
+    config = parse_config({"consolidate": {"episode_dirs": dirs}})
+    assert episode_date(rel, front, config, modified=dt.date(2026, 1, 2)) == expected
+
+
+def test_periods() -> None:
+    assert period_key(dt.date(2026, 4, 3), "week") == "2026-W14"
+    assert period_key(dt.date(2026, 4, 6), "week") == "2026-W15"
+    assert period_key(dt.date(2027, 1, 1), "week") == "2026-W53"  # ISO year, not calendar year
+    assert period_key(dt.date(2026, 4, 3), "day") == "2026-04-03"
+    assert period_bounds("2026-W14") == (dt.date(2026, 3, 30), dt.date(2026, 4, 5))
+    assert period_bounds("2026-04-03") == (dt.date(2026, 4, 3), dt.date(2026, 4, 3))
+
+
+def _ep(day: int, words: int = 10, blocks: int = 1, done: bool = False) -> Episode:
+    text = " ".join(["word"] * words)
+    return Episode(
+        page=f"sources/2026-04-{day:02d}.md",
+        raw=f"raw/2026-04-{day:02d}.md",
+        title="t",
+        date=dt.date(2026, 4, day),
+        summary="",
+        blocks=tuple(EpisodeBlock(f"p{i + 1}", text, (text,)) for i in range(blocks)),
+        consolidated=TODAY if done else None,
+        links=frozenset(),
+    )
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def test_plan_groups_by_period_in_date_order_and_skips_consolidated_periods() -> None:
+    episodes = [_ep(7), _ep(1, done=True), _ep(2, done=True), _ep(6, done=True)]
+    plans = plan_periods(episodes, period="week", budget_tokens=1000, count_tokens=count_words)
+    assert [p.key for p in plans] == ["2026-W15"]  # W14 is fully consolidated
+    assert [e.date.day for e in plans[0].episodes] == [6, 7]
+    assert plans[0].redo  # 04-06 was consolidated before: its lines get replaced
+    forced = plan_periods(
+        episodes, period="week", force=True, budget_tokens=1000, count_tokens=count_words
+    )
+    assert [p.key for p in forced] == ["2026-W14", "2026-W15"]
+    days = plan_periods(
+        episodes, period="day", force=True, since=dt.date(2026, 4, 2),
+        until=dt.date(2026, 4, 6), budget_tokens=1000, count_tokens=count_words,
+    )  # fmt: skip
+    assert [p.key for p in days] == ["2026-04-02", "2026-04-06"]
+    assert plans[0].digest_page == "digests/2026-W15.md"
+
+
+def test_batches_fit_the_budget_keep_order_and_cut_an_oversized_episode() -> None:
+    episodes = [_ep(1, words=40), _ep(2, words=40), _ep(3, words=40), _ep(4, words=30, blocks=5)]
+    batches = batch(episodes, 100, count_words)
+    assert [[e.date.day for e in b] for b in batches] == [[1, 2], [3], [4]]
+    assert len(batches[2][0].blocks) == 2  # 5 blocks of 36 tokens: only two fit in 100
+    for b in batches:
+        cost = sum(count_words(e.title) + sum(count_words(x.text) + 6 for x in e.blocks) for e in b)
+        assert cost <= 100
+
+
+def test_blocks_come_from_the_source_page(wiki) -> None:
+    blocks = page_blocks(page(wiki, "wiki/sources/2026-04-02-log.md"))
+    assert [b.id for b in blocks] == ["p1", "p2"]
+    assert blocks[0].text == NOTES["2026-04-02-log"][0]
+    episodes = find_episodes(wiki, Vault.load(wiki.wiki))
+    assert [e.date.day for e in episodes] == [1, 2, 3, 4]
+
+
+# -- consolidation -----------------------------------------------------------------------------
+
+
+def test_pattern_from_three_episodes_becomes_a_cited_concept_page(wiki) -> None:
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    assert report.exit_code == 0
+    (outcome,) = report.outcomes
+    assert outcome.status == "consolidated" and outcome.period == "2026-W14"
+    (pattern,) = outcome.patterns
+    assert pattern["page"] == "concepts/integration-tests-share-port-8080.md"
+    concept = page(wiki, "wiki/" + str(pattern["page"]))
+    cited = {(lnk.target, lnk.block) for lnk in parse_links(concept.body) if lnk.block}
+    assert cited == {(f"sources/2026-04-0{d}-log", "p1") for d in (1, 2, 3)}
+    for day in (1, 2, 3):  # every episode's sentence, verbatim
+        assert NOTES[f"2026-04-0{day}-log"][0] in concept.body
+    assert "Lunch" not in concept.body and "Dentist" not in concept.body
+    assert concept.props["type"] == "concept"
+    assert lint_problems(wiki) == []
+    # one commit for the period, with the log entry
+    assert git(wiki.root, "log", "-1", "--format=%s").startswith("consolidate: Week 2026-W14")
+    log = (wiki.log_md).read_text()
+    assert "## [2026-04-13] consolidate | Week 2026-W14" in log
+    assert "Integration tests share port 8080" in log
+    # the prompt shows every block with its id
+    assert "[e4p1] The release notes" in backend.history[0].prompt
+
+
+def test_digest_cites_episode_blocks_in_every_sentence_and_links_every_episode(wiki) -> None:
+    script = ConsolidateScript(
+        [
+            *DIGEST,
+            ("Ana and the team planned the offsite over a long lunch with pizza.", ("Lunch",)),
+        ],
+        [PATTERN],
+    )
+    report, _ = run(wiki, script)
+    digest = page(wiki, "wiki/digests/2026-W14.md")
+    assert digest.props["type"] == "digest" and digest.props["period"] == "2026-W14"
+    lead = digest.body.split("## ")[0].split("\n\n", 1)[1].strip()
+    sentences = re.split(r"(?<=\]\])\s+(?=[A-Z])", lead)
+    assert len(sentences) == 2
+    for sentence in sentences:
+        assert re.search(r"\[\[sources/2026-04-0\d-log#\^p\d\]\]$", sentence), sentence
+    # the second sentence is not made of its block's words: the block's own sentence instead
+    assert "pizza" not in digest.body
+    assert "Lunch with Ana about the offsite. [[sources/2026-04-01-log#^p2]]" in digest.body
+    linked = {lnk.target for lnk in parse_links(digest.body.split("## Episodes")[1])}
+    assert linked == {f"sources/{slug}" for slug in NOTES}
+    assert any("not supported" in n for n in report.outcomes[0].notes)
+
+
+def test_code_rejects_a_pattern_from_two_episodes_whatever_the_model_claims(wiki) -> None:
+    two = ScriptedPattern(
+        "CI failures",
+        "Integration tests fail in CI when they share port 8080.",
+        ("The CI build failed", "Another CI failure", "integration test jobs"),  # 2 episodes
+    )
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [two]))
+    (outcome,) = report.outcomes
+    assert outcome.patterns == []
+    assert outcome.rejected[0]["name"] == "CI failures"
+    assert "2 distinct episode(s), 3 needed" in str(outcome.rejected[0]["why"])
+    assert not (wiki.wiki / "concepts").exists() or not list((wiki.wiki / "concepts").iterdir())
+    assert "weak evidence, not extracted: “CI failures”" in wiki.log_md.read_text()
+    # the episodes are consolidated all the same: their one-off content stays in them
+    assert page(wiki, "wiki/sources/2026-04-01-log.md").props["consolidated"] == TODAY
+
+
+def test_blocks_that_do_not_mention_the_pattern_are_not_evidence(wiki) -> None:
+    padded = ScriptedPattern(
+        "Integration tests share port 8080",
+        "Integration tests fail in CI when they share port 8080.",
+        (PORT, "Lunch with Ana", "Dentist"),  # one-off events the model slipped in
+    )
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [padded]))
+    (pattern,) = report.outcomes[0].patterns
+    assert len(pattern["blocks"]) == 3  # type: ignore[arg-type]
+    body = page(wiki, "wiki/concepts/integration-tests-share-port-8080.md").body
+    assert "Lunch" not in body and "Dentist" not in body
+
+
+def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/continuous-integration.md": page_text(
+                "Continuous integration",
+                "CI runs the integration tests on every push.\n\n"
+                "## Flaky integration tests\n\n- Integration tests sometimes fail in CI.\n",
+            ),
+            "wiki/concepts/cooking.md": page_text("Cooking", "Pasta and pizza recipes."),
+        },
+    )
+    script = ConsolidateScript(
+        DIGEST,
+        [
+            ScriptedPattern(
+                PATTERN.name,
+                PATTERN.statement,
+                PATTERN.cites,
+                target="concepts/continuous-integration#Flaky integration tests",
+            )
+        ],
+    )
+    report, backend = run(wiki, script)
+    prompt = backend.history[0].prompt
+    assert "concepts/continuous-integration (Continuous integration)" in prompt
+    assert "concepts/continuous-integration#Flaky integration tests" in prompt
+    assert "concepts/cooking" not in prompt  # not similar to any episode
+    (pattern,) = report.outcomes[0].patterns
+    assert (pattern["page"], pattern["section"]) == (
+        "concepts/continuous-integration.md",
+        "Flaky integration tests",
+    )
+    assert report.outcomes[0].created == []
+    ci = page(wiki, "wiki/concepts/continuous-integration.md").body
+    section = ci.split("## Flaky integration tests")[1]
+    assert "Integration tests sometimes fail in CI." in section  # the user's line stays
+    assert section.count("[[sources/2026-04-0") >= 3
+    episode = page(wiki, "wiki/sources/2026-04-02-log.md").body
+    assert "[[concepts/continuous-integration#Flaky integration tests" in episode
+    assert [p for p in lint_problems(wiki) if "cooking" not in p] == []
+
+
+def test_targets_leave_out_pages_the_episode_already_links(wiki) -> None:
+    commit_pages(wiki, {"wiki/concepts/port-8080.md": page_text("Port 8080", "A port.")})
+    for day in (1, 2, 3):
+        rel = f"wiki/sources/2026-04-0{day}-log.md"
+        text = (
+            (wiki.root / rel)
+            .read_text()
+            .replace("## Text", "## Pages\n\n- [[concepts/port-8080|Port 8080]]\n\n## Text")
+        )
+        commit_pages(wiki, {rel: text})
+    _, backend = run(wiki, ConsolidateScript(DIGEST, []))
+    assert "concepts/port-8080" not in backend.history[0].prompt.split("EXISTING PAGES")[1]
+
+
+def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    add_episodes(
+        paths,
+        {
+            "2026-04-06-log": ["Raising max_tokens fixed the truncated JSON from the small model."],
+            "2026-04-07-log": ["The small model produced truncated JSON again."],
+            "2026-04-09-log": [
+                "Raising max_tokens did not fix the truncated JSON; a grammar constraint did."
+            ],
+        },
+    )
+    pattern = ScriptedPattern(
+        "Truncated JSON",
+        "The small model produces truncated JSON.",
+        ("truncated JSON",),
+        changed=("a grammar constraint", "Raising max_tokens fixed", "a grammar constraint fixed "
+                 "the truncated JSON, raising max_tokens did not"),
+    )  # fmt: skip
+    run(
+        paths,
+        ConsolidateScript([("The small model produced truncated JSON.", ("JSON",))], [pattern]),
+    )
+    body = page(paths, "wiki/concepts/truncated-json.md").body
+    changes = body.split("### How this changed")[1]
+    assert changes.strip().startswith("- 2026-04-09: a grammar constraint fixed")  # ordered by date
+    assert "[[sources/2026-04-06-log#^p1]] [[sources/2026-04-09-log#^p1]]" in changes
+    assert "contradiction" not in body.casefold()
+
+
+def test_compress_sets_flat_consolidated_and_gist_properties(wiki) -> None:
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    for slug, paragraphs in NOTES.items():
+        ep = page(wiki, f"wiki/sources/{slug}.md")
+        assert ep.props["consolidated"] == TODAY
+        assert ep.props["gist"] == paragraphs[0]
+        assert "[[digests/2026-W14|" in ep.body  # LINK to the digest
+        assert all(not isinstance(v, dict) for v in ep.props.values())
+    assert (wiki.raw / "2026-04-01-log.md").exists()  # raw files stay
+
+
+def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    head = git(wiki.root, "rev-parse", "HEAD")
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    assert report.outcomes == [] and backend.history == []
+    assert git(wiki.root, "rev-parse", "HEAD") == head
+    assert wiki_status(wiki).episodes_pending == 0
+    add_episodes(
+        wiki, {"2026-04-05-log": ["Integration tests on port 8080 broke CI a fourth time."]}
+    )
+    assert wiki_status(wiki).episodes_pending == 1
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    (outcome,) = report.outcomes
+    assert outcome.redo and len(outcome.episodes) == 5
+    body = page(wiki, "wiki/concepts/integration-tests-share-port-8080.md").body
+    assert body.count("2026-04-02-log#^p1]] ^c-") == 1  # replaced, not duplicated
+    assert "[[sources/2026-04-05-log#^p1]]" in body
+    assert lint_problems(wiki) == []
+
+
+def test_force_replaces_its_own_lines_and_keeps_edited_ones(wiki) -> None:
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    rel = "wiki/concepts/integration-tests-share-port-8080.md"
+    text = (wiki.root / rel).read_text()
+    edited = text.replace(
+        "2026-04-02: Another CI failure", "2026-04-02: (checked) Another CI failure"
+    )
+    commit_pages(wiki, {rel: edited})
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN]), force=True)
+    assert report.outcomes[0].redo
+    body = (wiki.root / rel).read_text()
+    assert "(checked) Another CI failure" in body  # the person's edit stays
+    assert body.count("Another CI failure") == 1  # the edited line still covers that block
+    assert body.count("2026-04-01: The CI build failed") == 1
+    assert lint_problems(wiki) == []
+
+
+def test_marks_recognise_unedited_lines_only() -> None:
+    line = marked("- a fact [[sources/x#^p1]]", "2026-W14")
+    assert is_ours(line, "2026-W14")
+    assert not is_ours(line, "2026-W15")
+    assert not is_ours(line.replace("a fact", "a better fact"), "2026-W14")
+
+
+def test_dry_run_plans_without_model_or_writes(wiki) -> None:
+    head = git(wiki.root, "rev-parse", "HEAD")
+    report, backend = run(wiki, ConsolidateScript(), dry_run=True)
+    assert [o.status for o in report.outcomes] == ["planned"]
+    assert backend.history == []
+    assert git(wiki.root, "rev-parse", "HEAD") == head
+
+
+def test_bad_range_is_a_usage_error() -> None:
+    with pytest.raises(UsageError):
+        ConsolidateRequest(since=dt.date(2026, 4, 5), until=dt.date(2026, 4, 1))
+
+
+def test_episode_dirs_make_undated_notes_episodes(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    cfg = paths.root / "wikic.yaml"
+    cfg.write_text(cfg.read_text().replace("episode_dirs: []", "episode_dirs: [raw/journal]"))
+    from wikic.paths import open_paths
+
+    paths = open_paths(paths.root)
+    (paths.raw / "journal").mkdir()
+    add_episodes(paths, {"journal/monday": ["Standup ran long."]})
+    assert [e.raw for e in find_episodes(paths, Vault.load(paths.wiki))] == [
+        "raw/journal/monday.md"
+    ]
+    assert Config().consolidate.episode_dirs == []
