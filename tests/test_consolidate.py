@@ -30,7 +30,7 @@ PORT = "port 8080"
 NOTES = {
     "2026-04-01-log": [
         "The CI build failed again because the integration tests share port 8080.",
-        "Lunch with Ana about the offsite.",
+        "Lunch with Ana about the offsite agenda.",
     ],
     "2026-04-02-log": [
         "Another CI failure: two integration test jobs fought over port 8080.",
@@ -40,13 +40,12 @@ NOTES = {
         "CI went red once more when integration tests ran in parallel on port 8080.",
         "Dentist appointment at four.",
     ],
-    "2026-04-04-log": ["The release notes for version 2.1 went out to the mailing list."],
+    "2026-04-04-log": [
+        "The release notes for version 2.1 went out to the mailing list.",
+        "Sent the offsite agenda to Ana.",
+    ],
 }
-PATTERN = ScriptedPattern(
-    "Integration tests share port 8080",
-    "Integration tests fail in CI when they share port 8080.",
-    (PORT,),
-)
+PATTERN = ScriptedPattern("port 8080", "Integration tests fail in CI when they share port 8080.")
 DIGEST = [("The CI build failed on three days because integration tests share port 8080.", (PORT,))]
 
 
@@ -168,20 +167,21 @@ def test_pattern_from_three_episodes_becomes_a_cited_concept_page(wiki) -> None:
     (outcome,) = report.outcomes
     assert outcome.status == "consolidated" and outcome.period == "2026-W14"
     (pattern,) = outcome.patterns
-    assert pattern["page"] == "concepts/integration-tests-share-port-8080.md"
+    assert pattern["page"] == "concepts/port-8080.md"
     concept = page(wiki, "wiki/" + str(pattern["page"]))
     cited = {(lnk.target, lnk.block) for lnk in parse_links(concept.body) if lnk.block}
     assert cited == {(f"sources/2026-04-0{d}-log", "p1") for d in (1, 2, 3)}
     for day in (1, 2, 3):  # every episode's sentence, verbatim
         assert NOTES[f"2026-04-0{day}-log"][0] in concept.body
     assert "Lunch" not in concept.body and "Dentist" not in concept.body
+    assert "offsite" not in concept.body
     assert concept.props["type"] == "concept"
     assert lint_problems(wiki) == []
     # one commit for the period, with the log entry
     assert git(wiki.root, "log", "-1", "--format=%s").startswith("consolidate: Week 2026-W14")
     log = (wiki.log_md).read_text()
     assert "## [2026-04-13] consolidate | Week 2026-W14" in log
-    assert "Integration tests share port 8080" in log
+    assert "pattern “port 8080” (new page [[concepts/port-8080#Evidence|port 8080]])" in log
     # the prompt shows every block with its id
     assert "[e4p1] The release notes" in backend.history[0].prompt
 
@@ -204,40 +204,40 @@ def test_digest_cites_episode_blocks_in_every_sentence_and_links_every_episode(w
         assert re.search(r"\[\[sources/2026-04-0\d-log#\^p\d\]\]$", sentence), sentence
     # the second sentence is not made of its block's words: the block's own sentence instead
     assert "pizza" not in digest.body
-    assert "Lunch with Ana about the offsite. [[sources/2026-04-01-log#^p2]]" in digest.body
+    assert "Lunch with Ana about the offsite agenda. [[sources/2026-04-01-log#^p2]]" in digest.body
     linked = {lnk.target for lnk in parse_links(digest.body.split("## Episodes")[1])}
     assert linked == {f"sources/{slug}" for slug in NOTES}
     assert any("not supported" in n for n in report.outcomes[0].notes)
 
 
 def test_code_rejects_a_pattern_from_two_episodes_whatever_the_model_claims(wiki) -> None:
-    two = ScriptedPattern(
-        "CI failures",
-        "Integration tests fail in CI when they share port 8080.",
-        ("The CI build failed", "Another CI failure", "integration test jobs"),  # 2 episodes
-    )
-    report, _ = run(wiki, ConsolidateScript(DIGEST, [two]))
+    two = ScriptedPattern("offsite agenda", "The offsite agenda recurs in every note about Ana.")
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [two]))
+    assert "offsite agenda (2 episodes)" in backend.history[0].prompt
     (outcome,) = report.outcomes
     assert outcome.patterns == []
-    assert outcome.rejected[0]["name"] == "CI failures"
+    assert outcome.rejected[0]["name"] == "offsite agenda"
     assert "2 distinct episode(s), 3 needed" in str(outcome.rejected[0]["why"])
     assert not (wiki.wiki / "concepts").exists() or not list((wiki.wiki / "concepts").iterdir())
-    assert "weak evidence, not extracted: “CI failures”" in wiki.log_md.read_text()
+    assert "weak evidence, not extracted: “offsite agenda”" in wiki.log_md.read_text()
     # the episodes are consolidated all the same: their one-off content stays in them
     assert page(wiki, "wiki/sources/2026-04-01-log.md").props["consolidated"] == TODAY
 
 
-def test_blocks_that_do_not_mention_the_pattern_are_not_evidence(wiki) -> None:
-    padded = ScriptedPattern(
-        "Integration tests share port 8080",
-        "Integration tests fail in CI when they share port 8080.",
-        (PORT, "Lunch with Ana", "Dentist"),  # one-off events the model slipped in
+def test_a_term_shared_by_coincidence_is_not_a_pattern(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    add_episodes(
+        paths,
+        {
+            "2026-04-01-a": ["The dentist appointment is on Friday."],
+            "2026-04-02-b": ["Friday pizza with the whole team."],
+            "2026-04-03-c": ["Submitted the tax form before Friday."],
+        },
     )
-    report, _ = run(wiki, ConsolidateScript(DIGEST, [padded]))
-    (pattern,) = report.outcomes[0].patterns
-    assert len(pattern["blocks"]) == 3  # type: ignore[arg-type]
-    body = page(wiki, "wiki/concepts/integration-tests-share-port-8080.md").body
-    assert "Lunch" not in body and "Dentist" not in body
+    report, _ = run(paths, ConsolidateScript([], [ScriptedPattern("Friday", "Friday recurs.")]))
+    (outcome,) = report.outcomes
+    assert outcome.patterns == [] and outcome.created == []
+    assert any("share nothing else" in n for n in outcome.notes)
 
 
 def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
@@ -258,7 +258,6 @@ def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
             ScriptedPattern(
                 PATTERN.name,
                 PATTERN.statement,
-                PATTERN.cites,
                 target="concepts/continuous-integration#Flaky integration tests",
             )
         ],
@@ -284,17 +283,17 @@ def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
 
 
 def test_targets_leave_out_pages_the_episode_already_links(wiki) -> None:
-    commit_pages(wiki, {"wiki/concepts/port-8080.md": page_text("Port 8080", "A port.")})
+    commit_pages(wiki, {"wiki/concepts/ci-port.md": page_text("CI port", "Port 8080 in CI.")})
     for day in (1, 2, 3):
         rel = f"wiki/sources/2026-04-0{day}-log.md"
         text = (
             (wiki.root / rel)
             .read_text()
-            .replace("## Text", "## Pages\n\n- [[concepts/port-8080|Port 8080]]\n\n## Text")
+            .replace("## Text", "## Pages\n\n- [[concepts/ci-port|CI port]]\n\n## Text")
         )
         commit_pages(wiki, {rel: text})
     _, backend = run(wiki, ConsolidateScript(DIGEST, []))
-    assert "concepts/port-8080" not in backend.history[0].prompt.split("EXISTING PAGES")[1]
+    assert "concepts/ci-port" not in backend.history[0].prompt.split("EXISTING PAGES")[1]
 
 
 def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> None:
@@ -310,9 +309,8 @@ def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> N
         },
     )
     pattern = ScriptedPattern(
-        "Truncated JSON",
-        "The small model produces truncated JSON.",
-        ("truncated JSON",),
+        "truncated JSON",
+        "The small model produced truncated JSON.",
         changed=("a grammar constraint", "Raising max_tokens fixed", "a grammar constraint fixed "
                  "the truncated JSON, raising max_tokens did not"),
     )  # fmt: skip
@@ -321,6 +319,7 @@ def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> N
         ConsolidateScript([("The small model produced truncated JSON.", ("JSON",))], [pattern]),
     )
     body = page(paths, "wiki/concepts/truncated-json.md").body
+    assert body.count("[[sources/2026-04-0") >= 6  # the statement and one line per episode
     changes = body.split("### How this changed")[1]
     assert changes.strip().startswith("- 2026-04-09: a grammar constraint fixed")  # ordered by date
     assert "[[sources/2026-04-06-log#^p1]] [[sources/2026-04-09-log#^p1]]" in changes
@@ -345,14 +344,12 @@ def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
     assert report.outcomes == [] and backend.history == []
     assert git(wiki.root, "rev-parse", "HEAD") == head
     assert wiki_status(wiki).episodes_pending == 0
-    add_episodes(
-        wiki, {"2026-04-05-log": ["Integration tests on port 8080 broke CI a fourth time."]}
-    )
+    add_episodes(wiki, {"2026-04-05-log": ["Integration tests on port 8080 broke CI once more."]})
     assert wiki_status(wiki).episodes_pending == 1
     report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
     (outcome,) = report.outcomes
     assert outcome.redo and len(outcome.episodes) == 5
-    body = page(wiki, "wiki/concepts/integration-tests-share-port-8080.md").body
+    body = page(wiki, "wiki/concepts/port-8080.md").body
     assert body.count("2026-04-02-log#^p1]] ^c-") == 1  # replaced, not duplicated
     assert "[[sources/2026-04-05-log#^p1]]" in body
     assert lint_problems(wiki) == []
@@ -360,7 +357,7 @@ def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
 
 def test_force_replaces_its_own_lines_and_keeps_edited_ones(wiki) -> None:
     run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
-    rel = "wiki/concepts/integration-tests-share-port-8080.md"
+    rel = "wiki/concepts/port-8080.md"
     text = (wiki.root / rel).read_text()
     edited = text.replace(
         "2026-04-02: Another CI failure", "2026-04-02: (checked) Another CI failure"
@@ -408,3 +405,25 @@ def test_episode_dirs_make_undated_notes_episodes(tmp_path) -> None:
         "raw/journal/monday.md"
     ]
     assert Config().consolidate.episode_dirs == []
+
+
+def test_candidates_are_terms_shared_by_episodes() -> None:
+    from wikic.consolidate.candidates import find_candidates
+
+    def ep(day: int, *texts: str) -> Episode:
+        blocks = tuple(EpisodeBlock(f"p{i + 1}", t, (t,)) for i, t in enumerate(texts))
+        return Episode(f"sources/{day}.md", "", "t", dt.date(2026, 4, day), "", blocks, None,
+                       frozenset())  # fmt: skip
+
+    episodes = [
+        ep(1, "The shell lost LD_PRELOAD, so OpenBLAS was missing again today.", "Lunch."),
+        ep(2, "OpenBLAS was missing after the reboot, same as yesterday."),
+        ep(3, "Integration tests on port 8080 failed; OpenBLAS too."),
+        ep(4, "Port 8080 was busy again today."),
+    ]
+    found = {c.name: c.episodes for c in find_candidates(episodes, titles=["Lunch", "Tax"])}
+    assert found["OpenBLAS"] == 3
+    assert found["port 8080"] == 2  # a word and a number make a phrase
+    assert "port" not in found and "Port" not in found  # "port 8080" covers it (same episodes)
+    assert not {"again", "today", "yesterday", "the", "was"} & set(found)  # everyday words
+    assert found["Lunch"] == 1 and "Tax" not in found  # titles an episode mentions

@@ -18,6 +18,8 @@ from wikic.vault.sources import sha256_bytes
 
 _BLOCK_RE = re.compile(r"^\[(e\d+p\d+)\] (.*)$", re.MULTILINE)
 _TARGET_RE = re.compile(r"^- (t\d+): (.*?) — ", re.MULTILINE)
+_TERMS_RE = re.compile(r"^Recurring terms: (.*)\.$", re.MULTILINE)
+_TERM_RE = re.compile(r"(.*?) \(\d+ episodes\)(?:; |$)")
 
 
 def raw_text(title: str, paragraphs: list[str]) -> str:
@@ -54,9 +56,8 @@ def add_episodes(paths: WikiPaths, notes: dict[str, list[str]]) -> None:
 
 @dataclass
 class ScriptedPattern:
-    name: str
+    name: str  # a recurring term code offers (case-insensitive); others cannot be chosen
     statement: str
-    cites: tuple[str, ...]  # substrings of the blocks to cite
     target: str = "new"  # "new" or a substring of a target line (e.g. "concepts/ci")
     changed: tuple[str, str, str] | None = None  # (before substring, after substring, how)
 
@@ -80,11 +81,13 @@ class ConsolidateScript:
         digest = [
             {"text": text, "cites": ids(subs)[:3]} for text, subs in self.digest if ids(subs)
         ] or [{"text": blocks[0][1][:150], "cites": [blocks[0][0]]}]
+        terms_line = _TERMS_RE.search(prompt)
+        offered = _TERM_RE.findall(terms_line.group(1)) if terms_line else []
         patterns = []
         for p in self.patterns:
-            cites = ids(p.cites)
-            if not cites:
-                continue
+            name = next((t for t in offered if t.casefold() == p.name.casefold()), None)
+            if name is None:
+                continue  # a constrained model can only pick an offered term
             target = "new"
             if p.target != "new":
                 target = next((tid for tid, label in targets if p.target in label), "new")
@@ -96,12 +99,6 @@ class ConsolidateScript:
                     "how": p.changed[2],
                 }
             patterns.append(
-                {
-                    "name": p.name,
-                    "statement": p.statement,
-                    "cites": cites[:8],
-                    "target": target,
-                    "changed": changed,
-                }
+                {"name": name, "statement": p.statement, "target": target, "changed": changed}
             )
         return {"digest": digest[:3], "patterns": patterns[:3]}

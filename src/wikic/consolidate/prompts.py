@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from wikic.consolidate.candidates import Candidate
 from wikic.consolidate.episodes import Episode
 from wikic.consolidate.targets import Target
 from wikic.llm.backend import Segment, system, user
@@ -45,17 +46,19 @@ def targets_segment(targets: Sequence[Target]) -> Segment:
     )
 
 
-def task_segment(min_episodes: int) -> Segment:
+def task_segment(candidates: Sequence[Candidate], min_episodes: int) -> Segment:
+    listed = "; ".join(f"{c.name} ({c.episodes} episodes)" for c in candidates) or "none"
     return user(
         "\nTASK: consolidate these episodes into the wiki. Reply with JSON:\n"
         '"digest": one to three plain sentences on what happened and what was learned in this '
         'period, each with "text" and "cites" (the ids of the blocks it draws on, like "e1p2").\n'
-        f'"patterns": what recurs in {min_episodes} or more DIFFERENT episodes (the same problem, '
-        'habit, cause or lesson), each with "name" (a short topic name, as the notes word it), '
-        '"statement" (the general lesson in one sentence, not a single event), "cites" (the id '
-        'of every block where it occurs, in every episode), "target" (the id of the most '
-        'specific existing page or section it belongs to, or "new"), and "changed" (null; or, '
-        'when later episodes say something different from earlier ones about it, "before" and '
-        '"after" block ids and "how" the understanding changed). An event that happens once is '
-        "not a pattern: leave it out. Often there are no patterns.\n"
+        f'"patterns": the same problem, cause, habit or lesson recurring in {min_episodes} or '
+        'more DIFFERENT episodes, each with "name" (one of the recurring terms below), '
+        '"statement" (the general lesson in one sentence, in the notes\' words, not a single '
+        'event), "target" (the id of the most specific existing page or section it belongs to, '
+        'or "new"), and "changed" (null; or, when later episodes say something different from '
+        'earlier ones about it, "before" and "after" block ids and "how" the understanding '
+        "changed). A term that recurs by coincidence is not a pattern; one-off events are not "
+        "patterns.\n"
+        f"Recurring terms: {listed}.\n"
     )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.consolidate import prompts
+from wikic.consolidate.candidates import Candidate, find_candidates
 from wikic.consolidate.episodes import Episode, find_episodes
 from wikic.consolidate.plan import PeriodPlan, plan_periods
 from wikic.consolidate.render import (
@@ -232,9 +233,12 @@ def _period(
         for b, episodes in enumerate(plan.batches, 1):
             emit(ProgressEvent(plan.key, index, total, "model", f"batch {b}/{len(plan.batches)}"))
             targets = suggest_targets(store, vault, episodes, per_episode=cfg.suggested_targets)
-            value, stats = _ask(backend(), agents_md, episodes, targets, cfg.min_episodes)
+            candidates = find_candidates(episodes, titles=[t.heading or t.title for t in targets])
+            value, stats = _ask(
+                backend(), agents_md, episodes, targets, candidates, cfg.min_episodes
+            )
             outcome.stats = outcome.stats + stats
-            reading = read_batch(value, episodes, targets)
+            reading = read_batch(value, episodes, targets, candidates)
             digest += reading.digest
             proposals += reading.patterns
             outcome.notes += reading.notes
@@ -294,6 +298,7 @@ def _ask(
     agents_md: str,
     episodes: Sequence[Episode],
     targets: Sequence[Target],
+    candidates: Sequence[Candidate],
     min_episodes: int,
 ) -> tuple[object, GenerationStats]:
     labels = [prompts.block_label(i, b.id) for i, ep in enumerate(episodes) for b in ep.blocks]
@@ -302,9 +307,9 @@ def _ask(
             prompts.schema_segment(agents_md),
             prompts.episodes_segment(episodes),
             prompts.targets_segment(targets),
-            prompts.task_segment(min_episodes),
+            prompts.task_segment(candidates, min_episodes),
         ],
-        schema=batch_model(labels, [t.id for t in targets]),
+        schema=batch_model(labels, [c.name for c in candidates], [t.id for t in targets]),
         max_tokens=MAX_OUTPUT_TOKENS,
     )
     return gen.value, gen.stats

@@ -1,8 +1,9 @@
 """The JSON the model may produce for one batch of episodes, as a pydantic model built per call.
 
-Block ids (`e2p3`: episode 2, block p3) and target ids (`t4`) are enums of the ids shown, so a
-constrained decoder can only cite real blocks; code attaches their text. Lengths are capped and
-no extra keys are allowed: output tokens are what a consolidation costs on CPU.
+Block ids (`e2p3`: episode 2, block p3), pattern names (candidates code found) and target ids
+(`t4`) are enums of what was shown, so a constrained decoder can only cite real blocks and name
+recurring terms; code attaches the text. Lengths are capped and no extra keys are allowed:
+output tokens are what a consolidation costs on CPU.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, create_model
 
 DIGEST_ITEMS = 3
-DIGEST_CHARS = 200
+DIGEST_CHARS = 160
 PATTERNS_MAX = 3
-PATTERN_NAME_CHARS = 60
-STATEMENT_CHARS = 200
-CITES_MAX = 8
-CHANGE_CHARS = 160
+STATEMENT_CHARS = 160
+CHANGE_CHARS = 140
 NEW_TARGET = "new"
 STRICT = ConfigDict(extra="forbid")
 
@@ -27,8 +26,8 @@ def _enum(ids: Sequence[str]) -> Any:
     return Literal[tuple(ids)] if ids else Literal["none"]
 
 
-def batch_model(block_ids: Sequence[str], target_ids: Sequence[str]) -> Any:
-    """{digest: [{text, cites}], patterns: [{name, statement, cites, target, changed}]}."""
+def batch_model(block_ids: Sequence[str], names: Sequence[str], target_ids: Sequence[str]) -> Any:
+    """{digest: [{text, cites}], patterns: [{name, statement, target, changed}]}."""
     block: Any = _enum(block_ids)
     item = create_model(
         "DigestItem",
@@ -46,9 +45,8 @@ def batch_model(block_ids: Sequence[str], target_ids: Sequence[str]) -> Any:
     pattern = create_model(
         "Pattern",
         __config__=STRICT,
-        name=(str, Field(min_length=3, max_length=PATTERN_NAME_CHARS)),
+        name=(_enum(names), ...),
         statement=(str, Field(min_length=10, max_length=STATEMENT_CHARS)),
-        cites=(list[block], Field(min_length=1, max_length=CITES_MAX)),
         target=(_enum([*target_ids, NEW_TARGET]), ...),
         changed=(change | None, ...),
     )
@@ -56,5 +54,5 @@ def batch_model(block_ids: Sequence[str], target_ids: Sequence[str]) -> Any:
         "Consolidation",
         __config__=STRICT,
         digest=(list[item], Field(min_length=1, max_length=DIGEST_ITEMS)),
-        patterns=(list[pattern], Field(max_length=PATTERNS_MAX)),
+        patterns=(list[pattern], Field(max_length=PATTERNS_MAX if names else 0)),
     )

@@ -1,17 +1,19 @@
 """What code keeps of the model's proposals: cited blocks that exist, digest sentences made of
 the words of the blocks they cite, and patterns backed by enough DISTINCT episodes.
 
-The model proposes; code counts. A pattern's episodes are the distinct episodes of the blocks it
-cites (plus those its target section already cites), whatever the model says about them.
+The model proposes; code counts. A pattern's evidence is found by code (the blocks holding its
+term), and its episodes are the distinct episodes of that evidence plus those its target section
+already cites, whatever the model says about them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wikic.consolidate.candidates import Candidate, blocks_with, is_term_word
 from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.prompts import block_label
 from wikic.consolidate.targets import Target
@@ -72,10 +74,17 @@ def labels_of(episodes: Sequence[Episode]) -> dict[str, Cite]:
     return {block_label(i, b.id): Cite(ep, b) for i, ep in enumerate(episodes) for b in ep.blocks}
 
 
-def read_batch(value: Any, episodes: Sequence[Episode], targets: Sequence[Target]) -> BatchReading:
-    """The model's reply for one batch, mapped to blocks and targets; unknown ids are dropped."""
+def read_batch(
+    value: Any,
+    episodes: Sequence[Episode],
+    targets: Sequence[Target],
+    candidates: Sequence[Candidate],
+) -> BatchReading:
+    """The model's reply for one batch, mapped to blocks and targets; unknown ids are dropped.
+    A pattern's evidence is every block holding its term that shares words with the others."""
     labels = labels_of(episodes)
     by_id = {t.id: t for t in targets}
+    by_name = {c.name: c for c in candidates}
     out = BatchReading()
 
     def cites_of(ids: Sequence[str]) -> tuple[Cite, ...]:
@@ -84,20 +93,22 @@ def read_batch(value: Any, episodes: Sequence[Episode], targets: Sequence[Target
     for item in getattr(value, "digest", []):
         cites = cites_of(item.cites)
         if cites:
-            out.digest += digest_sentences(str(item.text), cites, out.notes)
+            out.digest += digest_sentences(str(item.text), cites, labels.values(), out.notes)
     for p in getattr(value, "patterns", []):
-        statement = " ".join(str(p.statement).split())
-        cites = cites_of(p.cites)
-        related = tuple(c for c in cites if relevant(c.block, f"{p.name} {statement}"))
-        if len(related) < len(cites):
+        candidate = by_name.get(p.name)
+        if candidate is None:
+            continue
+        found = tuple(Cite(ep, b) for ep, b in blocks_with(episodes, candidate.key))
+        cites = coherent(found, candidate.key)
+        if len(cites) < len(found):
             out.notes.append(
-                f"{len(cites) - len(related)} block(s) cited for “{p.name}” do not mention it: "
-                "not counted"
+                f"{len(found) - len(cites)} block(s) naming “{p.name}” share nothing else with "
+                "the others: not counted"
             )
-        cites = related
         if not cites:
             continue
         text = " ".join(c.block.text for c in cites)
+        statement = " ".join(str(p.statement).split())
         if not grounded(statement, text):
             out.notes.append(f"statement of “{p.name}” not supported by its blocks: left out")
             statement = ""
@@ -106,7 +117,7 @@ def read_batch(value: Any, episodes: Sequence[Episode], targets: Sequence[Target
             change = make_change(labels[p.changed.before], labels[p.changed.after], p.changed.how)
         out.patterns.append(
             Pattern(
-                name=pattern_name(str(p.name), by_id.get(p.target)),
+                name=pattern_name(candidate.name, by_id.get(p.target)),
                 statement=statement or None,
                 cites=cites,
                 target=by_id.get(p.target),
@@ -119,26 +130,45 @@ def read_batch(value: Any, episodes: Sequence[Episode], targets: Sequence[Target
     return out
 
 
-def digest_sentences(text: str, cites: tuple[Cite, ...], notes: list[str]) -> list[DigestSentence]:
-    """The model's digest text as sentences that each cite `cites`; an ungrounded one becomes
-    the first sentence of its first cited block, verbatim."""
+def coherent(cites: Sequence[Cite], key: Sequence[str]) -> tuple[Cite, ...]:
+    """The cites whose block shares a content word besides the term itself with a block of
+    another episode: a word two notes use by coincidence is not a pattern."""
+    words = {
+        (c.episode.page, c.block.id): {w for w in content(keys(c.block.text)) if is_term_word(w)}
+        - set(key)
+        for c in cites
+    }
+    return tuple(
+        c
+        for c in cites
+        if any(
+            o.episode.page != c.episode.page
+            and words[(c.episode.page, c.block.id)] & words[(o.episode.page, o.block.id)]
+            for o in cites
+        )
+    )
+
+
+def digest_sentences(
+    text: str, cites: tuple[Cite, ...], batch: Iterable[Cite], notes: list[str]
+) -> list[DigestSentence]:
+    """The model's digest text as sentences that each cite the blocks they are made of: the
+    cited ones, else the batch block that grounds the sentence best (a model may cite the wrong
+    id), else the first sentence of its first cited block, verbatim."""
     reference = " ".join(c.block.text for c in cites)
     out = []
     for sentence in split_sentences(" ".join(text.split())) or [text]:
         if grounded(sentence, reference):
             out.append(DigestSentence(sentence, cites))
-        else:
-            notes.append(f"digest sentence not supported by its blocks: “{sentence[:80]}”")
-            first = cites[0]
-            out.append(DigestSentence(first_sentence(first.block), (first,), verbatim=True))
+            continue
+        best = max(batch, key=lambda c: overlap(sentence, c.block.text), default=None)
+        if best is not None and grounded(sentence, best.block.text):
+            out.append(DigestSentence(sentence, (best,)))
+            continue
+        notes.append(f"digest sentence not supported by its blocks: “{sentence[:80]}”")
+        first = cites[0]
+        out.append(DigestSentence(first_sentence(first.block), (first,), verbatim=True))
     return out
-
-
-def relevant(block: EpisodeBlock, about: str) -> bool:
-    """Whether a cited block shares words with what the pattern says (two words when it says
-    enough to tell): a block about something else is not evidence, whatever the model cites."""
-    wanted = content(keys(about))
-    return overlap(block.text, about) >= (2 if len(wanted) >= 4 else 1)
 
 
 def first_sentence(block: EpisodeBlock) -> str:
