@@ -8,7 +8,10 @@ export PATH="$PWD/.venv/bin:$PATH"
 
 wikic model install qwen2.5-coder-0.5b
 wikic ingest --rebuild
+wikic consolidate          # the daily notes in raw/journal/: a digest per week, recurring patterns
 wikic status
+echo; echo "──── wiki/digests/2026-W15.md ────"
+cat wiki/digests/2026-W15.md
 echo; echo "──── wiki/sources/prefix-caching.md (first 40 lines) ────"
 sed -n '1,40p' wiki/sources/prefix-caching.md
 echo; echo "──── wikic query ────"
