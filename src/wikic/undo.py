@@ -52,6 +52,31 @@ def _blob(repo: git.Repo, rev: str, repo_rel: str) -> str | None:
         return None
 
 
+def _show(repo: git.Repo, rev: str) -> str | None:
+    try:
+        return str(repo.git.show(rev, strip_newline_in_stdout=False))
+    except git.GitCommandError:
+        return None
+
+
+def _log_before(repo: git.Repo, sha: str, repo_rel: str, log_md: Path) -> str | None:
+    """log.md with the earlier entries as they were before the operation, when the operation
+    rewrote their links (rename, merge, delete); its own entry and later ones stay. None when
+    it only appended (the usual case: the log is then left as it is)."""
+    before = _show(repo, f"{sha}^:{repo_rel}")
+    at_op = _show(repo, f"{sha}:{repo_rel}")
+    if before is None or at_op is None or at_op.startswith(before.rstrip("\n")):
+        return None
+    try:
+        now = log_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    start = at_op.rfind("\n## [")
+    if not now.startswith(at_op) or start < 0:
+        return None  # changed since in ways undo cannot tell apart: keep it
+    return before.rstrip("\n") + "\n" + at_op[start:] + now[len(at_op) :]
+
+
 def undo_last(
     paths: WikiPaths, *, wait: float | None = None, on_wait: Callable[[str], None] | None = None
 ) -> UndoResult:
@@ -85,6 +110,9 @@ def undo_last(
         for _status, repo_rel in changed:
             rel = paths.rel(top / repo_rel)
             if rel == log_rel:
+                restored = _log_before(repo, target.sha, repo_rel, paths.log_md)
+                if restored is not None:
+                    plan.write(rel, restored)
                 continue
             try:
                 before = repo.git.show(f"{target.sha}^:{repo_rel}", strip_newline_in_stdout=False)

@@ -25,7 +25,8 @@ from wikic.lint.scan import WikiScan
 from wikic.lint.semantic import ContradictionPair
 from wikic.operation.transaction import Plan
 from wikic.vault.catalog import render_index
-from wikic.vault.links import WikiLink, parse_inner
+from wikic.vault.links import WikiLink, iter_links, parse_inner
+from wikic.vault.logbook import relink
 from wikic.vault.pages import DEPRECATED_PROPERTIES, Page, render_page
 from wikic.vault.sections import CONTRADICTIONS, FACTS, bullets, split_body
 from wikic.vault.topic_page import add_contradictions as add_contradiction_entries
@@ -233,6 +234,8 @@ def plan_fixes(
         if current != expected:
             fix.plan.write(index_rel, expected)
             fix.fixed["index-drift"] += 1
+    if "broken-link" in rules and scan.rel("log.md") not in skip:
+        _relink_log(scan, fix)
     fix.fixed = Counter({k: v for k, v in fix.fixed.items() if v})
     total = sum(fix.fixed.values())
     fix.plan.title = f"fixed {total} finding{'s' if total != 1 else ''}"
@@ -243,6 +246,22 @@ def plan_fixes(
         )
         fix.plan.log_bullets.append(f"pages: {shown}")
     return fix
+
+
+def _relink_log(scan: WikiScan, fix: FixPlan) -> None:
+    """Links in log.md to pages that no longer exist become their plain names."""
+    try:
+        text = scan.paths.log_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+
+    def exists(target: str) -> bool:
+        return scan.vault.resolve(target) is not None
+
+    gone = sum(1 for _, _, lnk in iter_links(text) if lnk.target and not exists(lnk.target))
+    if gone:
+        fix.plan.write(scan.rel("log.md"), relink(text, exists))
+        fix.fixed["broken-link"] += gone
 
 
 _BULLETS = {

@@ -18,9 +18,10 @@ from wikic.lint.findings import Finding, Level
 from wikic.lint.page_scan import PageScan
 from wikic.lint.parse import is_valid_block
 from wikic.lint.scan import WikiScan
-from wikic.vault.links import WikiLink, normalize_target
+from wikic.vault.links import WikiLink, iter_links, normalize_target
 from wikic.vault.links import link as render_link
 from wikic.vault.names import NameIndex
+from wikic.vault.tree import SPECIAL_FILES
 
 SNIPPET_CHARS = 80
 
@@ -142,6 +143,55 @@ def check_links(scan: WikiScan, checker: LinkChecker) -> Iterator[Finding]:
         for key, lnk in ps.prop_links:
             for issue in _check_one(scan, checker, ps, lnk, where=f" in property '{key}'"):
                 yield issue.at(rel, None)
+
+
+def check_special_links(scan: WikiScan, checker: LinkChecker) -> Iterator[Finding]:
+    """broken-link and broken-anchor in index.md and log.md: not pages, but Obsidian's graph
+    and other markdown tools follow their links all the same."""
+    for name in SPECIAL_FILES:
+        rel = scan.rel(name)
+        try:
+            text = (scan.paths.wiki / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        hint = (
+            "`wikic lint --fix` regenerates index.md from the pages."
+            if name == "index.md"
+            else "`wikic lint --fix` makes it plain text (or point it at the page that replaced it)."
+        )
+        for start, _end, lnk in iter_links(text):
+            if not lnk.target:
+                continue
+            line = text.count("\n", 0, start) + 1
+            target = scan.vault.resolve(lnk.target)
+            if target is None:
+                if is_attachment(lnk.target):
+                    continue
+                found = checker.suggestions(lnk.target)
+                better = f"Did you mean {_page_link(found[0])}? " if found else ""
+                yield Finding(
+                    "error",
+                    "broken-link",
+                    rel,
+                    f"{lnk.render()}: no page '{lnk.target}'",
+                    better + hint,
+                    fixable=True,
+                    line=line,
+                )
+                continue
+            ps = scan.pages[target.path]
+            missing = (lnk.block is not None and lnk.block not in ps.blocks) or (
+                lnk.heading is not None and lnk.heading.strip().casefold() not in ps.headings
+            )
+            if missing:
+                yield Finding(
+                    "warning",
+                    "broken-anchor",
+                    rel,
+                    f"{lnk.render()}: {ps.path} has no such heading or block",
+                    hint,
+                    line=line,
+                )
 
 
 def _check_one(

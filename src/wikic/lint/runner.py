@@ -22,7 +22,13 @@ from wikic.errors import UsageError
 from wikic.lint.discover import check_missing_pages, check_suggested_links
 from wikic.lint.findings import RULES, Finding, FixSummary, LintReport, check_rule_ids
 from wikic.lint.fix import plan_fixes
-from wikic.lint.rules_links import LinkChecker, check_block_ids, check_facts, check_links
+from wikic.lint.rules_links import (
+    LinkChecker,
+    check_block_ids,
+    check_facts,
+    check_links,
+    check_special_links,
+)
 from wikic.lint.rules_pages import (
     check_contradictions,
     check_duplicates,
@@ -107,6 +113,7 @@ def structural_findings(
             ),
             lambda: check_links(scan, checker),
         ),
+        (("broken-link", "broken-anchor"), lambda: check_special_links(scan, checker)),
         (("uncited-fact",), lambda: check_facts(scan, checker)),
         (("invalid-block-id",), lambda: check_block_ids(scan)),
         (("orphan-page",), lambda: check_orphans(scan)),

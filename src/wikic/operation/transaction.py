@@ -31,8 +31,8 @@ from wikic.operation.journal import Change, Journal, pending
 from wikic.operation.lock import writer_lock
 from wikic.paths import WikiPaths
 from wikic.vault.catalog import render_index
-from wikic.vault.logbook import LogEntry, append_entry
-from wikic.vault.pages import Page, parse_page
+from wikic.vault.logbook import LogEntry, append_entry, relink
+from wikic.vault.pages import parse_page
 from wikic.vault.tree import SPECIAL_FILES, Vault
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,9 @@ class Plan:
     log_bullets: list[str] = field(default_factory=list)
     append_log: bool = True
     undoes: str | None = None
+    # pages this operation moves (old link name → new link name, relative to wiki/, no .md):
+    # earlier log.md entries that link the old name are pointed at the new one
+    moves: dict[str, str] = field(default_factory=dict)
 
     def write(self, path: str, text: str) -> None:
         self.changes[path] = text
@@ -159,14 +162,23 @@ class Writer:
         touches_pages = any(
             p.startswith(f"{wiki_rel}/") and p not in (index_rel, log_rel) for p in changes
         )
+        after: Vault | None = None
         if touches_pages or index_rel in plan.changes:
-            index_text = render_index(self._pages_after(changes))
+            after = self._vault_after(changes)
+            index_text = render_index(list(after))
             if index_text != self._current(index_rel):
                 changes[index_rel] = index_text
         if plan.append_log:
             current_log = changes.get(log_rel) or self._current(log_rel) or ""
             entry = LogEntry(today, plan.op, plan.title, tuple(plan.log_bullets))
             changes[log_rel] = append_entry(current_log, entry)
+        if log_rel in changes and changes[log_rel] is not None:
+            # log.md links only pages that exist: names of pages gone become plain text
+            log_text = changes[log_rel] or ""
+            pages = after or self._vault_after(changes)
+            relinked = relink(log_text, lambda t: pages.resolve(t) is not None, plan.moves)
+            if relinked != self._current(log_rel):
+                changes[log_rel] = relinked
         return changes
 
     def _check_writable(self, rel: str) -> None:
@@ -194,7 +206,7 @@ class Writer:
                 hint="Move it aside or fix it, then run the command again.",
             ) from None
 
-    def _pages_after(self, changes: Mapping[str, str | None]) -> list[Page]:
+    def _vault_after(self, changes: Mapping[str, str | None]) -> Vault:
         vault = Vault.load(self.paths.wiki)
         wiki_rel = self.paths.rel(self.paths.wiki)
         for rel, text in changes.items():
@@ -210,7 +222,7 @@ class Writer:
             else:
                 with contextlib.suppress(Exception):
                     vault.add(parse_page(page_rel, text))
-        return list(vault)
+        return vault
 
     def _git_commit(self, plan: Plan, op_id: str, changed: list[str]) -> str | None:
         if self.repo is None or not self.paths.config.git.commit:

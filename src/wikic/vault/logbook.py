@@ -1,15 +1,19 @@
 """`log.md`: the append-only record of operations.
 
 Each entry is a heading `## [YYYY-MM-DD] <op> | <title>` followed by bullets, so
-`grep "^## \\[" wiki/log.md` lists the operations. Entries are only ever appended.
+`grep "^## \\[" wiki/log.md` lists the operations. Entries are appended; earlier ones change
+only so their links stay valid (`relink`): a link to a page that is gone becomes its plain name,
+a link to a page that moved points to its new name.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from wikic.vault.links import WikiLink, iter_links, normalize_target
 
 LOG_HEADER = "# Log\n\nWhat wikic did to this wiki, oldest first.\n"
 ENTRY_RE = re.compile(r"^## \[(\d{4}-\d{2}-\d{2})\] ([A-Za-z][\w-]*) \| (.*)$", re.MULTILINE)
@@ -48,3 +52,29 @@ def parse_entries(log_text: str) -> list[LogEntry]:
             continue
         entries.append(LogEntry(date, m.group(2), m.group(3).strip(), bullets))
     return entries
+
+
+def relink(
+    log_text: str, exists: Callable[[str], bool], moved: Mapping[str, str] | None = None
+) -> str:
+    """`log_text` with every link whose target does not `exist` made plain text (its alias, else
+    the target's last name), after links to a `moved` page (normalised old name → new name)
+    were pointed at the new name. Text outside links is unchanged."""
+    moved = {normalize_target(k): v for k, v in (moved or {}).items()}
+    parts: list[str] = []
+    last = 0
+    for start, end, lnk in iter_links(log_text):
+        new_target = moved.get(normalize_target(lnk.target))
+        if new_target is not None:
+            lnk = WikiLink(new_target, lnk.heading, lnk.block, lnk.alias, lnk.embed)
+        elif not lnk.target or exists(lnk.target):
+            continue  # left exactly as written
+        if exists(lnk.target):
+            replacement = lnk.render()
+        else:
+            replacement = lnk.alias or lnk.target.rsplit("/", 1)[-1]
+        parts += [log_text[last:start], replacement]
+        last = end
+    if not parts:
+        return log_text
+    return "".join(parts) + log_text[last:]
