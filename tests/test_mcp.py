@@ -18,15 +18,18 @@ pytest.importorskip("mcp")
 
 from mcp import Client
 
+from tests.helpers.consolidate_fakes import ConsolidateScript, add_episodes
 from tests.helpers.ingest_fakes import two_source_script
 from tests.helpers.storetools import sample_wiki
-from tests.helpers.wikitools import git, snapshot
+from tests.helpers.wikitools import git, make_wiki, snapshot
+from tests.test_consolidate import DIGEST, NOTES, PATTERN
 from wikic.config import Config, RoleName
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
 from wikic.llm.fake import FakeBackend, FakeCall
 from wikic.mcp import ServiceOptions, WikiService, with_author
 from wikic.mcp.server import build_server
+from wikic.operation.lock import writer_lock
 from wikic.paths import WikiPaths
 
 ANSWER = "Snapshots are taken at segment boundaries [[sources/paper#^p1]], never by trimming."
@@ -113,7 +116,7 @@ def test_lists_the_read_tools_with_descriptions_and_schemas(wiki) -> None:
 def test_allow_write_adds_the_write_tools(wiki) -> None:
     service, _ = serve(wiki, allow_write=True)
     tools = {t.name: t for t in talk(service, lambda c: c.list_tools()).tools}
-    assert set(tools) == READ_TOOLS | {"ingest", "save_answer"}
+    assert set(tools) == READ_TOOLS | {"ingest", "save_answer", "consolidate"}
     assert tools["ingest"].annotations.read_only_hint is False
     fmt = tools["save_answer"].input_schema["properties"]["format"]
     assert fmt["enum"] == ["md", "marp"]
@@ -251,6 +254,7 @@ def test_write_tools_are_refused_without_allow_write(wiki) -> None:
             await c.call_tool("ingest", {"paths": ["raw/kv-cache.md"]}),
             await c.call_tool("save_answer", {"question": "How are snapshots taken?"}),
             await c.call_tool("lint", {"fix": True}),
+            await c.call_tool("consolidate", {"dry_run": True}),
         ]
 
     for result in talk(service, script):
@@ -293,6 +297,36 @@ def test_ingest_compiles_a_source_with_progress(wiki) -> None:
     assert set(factory.made) <= {"extract", "write"}
 
 
+def test_consolidate_digests_episodes_with_progress(tmp_path: Path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    add_episodes(paths, NOTES)
+    service, factory = serve(
+        paths, ConsolidateScript(DIGEST, [PATTERN]).backend(), allow_write=True
+    )
+    progress: list[str | None] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
+
+    async def script(c: Client) -> list[Any]:
+        return [
+            await c.call_tool("consolidate", {"since": "April"}),
+            await c.call_tool("consolidate", {}, progress_callback=on_progress),
+            await c.call_tool("consolidate", {}),
+        ]
+
+    bad, first, again = talk(service, script)
+    assert "valid date" in error_text(bad)
+    data = first.structured_content
+    assert data["episodes_consolidated"] == 4
+    assert data["periods"][0]["patterns"], data
+    assert data["periods"][0]["patterns"][0]["name"] == PATTERN.name
+    assert data["periods"][0]["commit"]
+    assert any(m and m.startswith("2026-W14: ") for m in progress)
+    assert again.structured_content["periods"] == []  # nothing left to do
+    assert factory.made == ["write"]
+
+
 def test_save_answer_files_a_query_answer_with_the_given_author(wiki) -> None:
     paths = with_author(wiki, "Agent Two <two@agents.example>")
     service, _ = serve(paths, allow_write=True)
@@ -313,6 +347,21 @@ def test_save_answer_files_a_query_answer_with_the_given_author(wiki) -> None:
         "Agent Two <two@agents.example>"
     )
     assert "no answer 'nope'" in error_text(unknown)
+
+
+def test_a_write_while_another_process_writes_is_a_tool_error(wiki) -> None:
+    factory = Backends(FakeBackend(fake_answer))
+    options = ServiceOptions(allow_write=True, write_wait_s=0.2)
+    service = WikiService(wiki, options, backend_for=factory)
+    before = snapshot(wiki.root)
+
+    async def script(c: Client) -> Any:
+        with writer_lock(wiki.lock_file, op="ingest"):  # as another wikic process would
+            return await c.call_tool("save_answer", {"question": "How are snapshots taken?"})
+
+    text = error_text(talk(service, script))
+    assert "being changed" in text
+    assert snapshot(wiki.root) == before
 
 
 @pytest.mark.parametrize("author", ["<x@y.org>", "", "Name\nInjected: x", "A <not an email>"])

@@ -33,7 +33,7 @@ def mcp_cmd(
         False,
         "--allow-write",
         help="Also offer the tools that change the wiki: ingest (sources under raw/), "
-        "save_answer, and lint with fix. Without it the server is read-only.",
+        "save_answer, consolidate, and lint with fix. Without it the server is read-only.",
     ),
     author: str | None = typer.Option(
         None,
@@ -47,8 +47,8 @@ def mcp_cmd(
     ),
 ) -> None:
     """Serve the wiki over MCP on stdin/stdout, for Claude Code, Claude Desktop, Codex, Cursor:
-    tools search, read_page, query, status, log, lint (and, with --allow-write, ingest and
-    save_answer); pages as resources wiki://<path>. The model is loaded once, on the first
+    tools search, read_page, query, status, log, lint (and, with --allow-write, ingest,
+    save_answer and consolidate); pages as resources wiki://<path>. The model is loaded once, on the first
     call that needs it, and its prefix cache stays warm between calls."""
     try:
         from wikic.mcp.server import build_server

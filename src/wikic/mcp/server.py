@@ -2,11 +2,12 @@
 
 Every tool runs its blocking work off the event loop and turns any failure into a tool error
 with a clear message; the server itself never goes down on a bad call. Write tools (ingest,
-save_answer) are listed and callable only with `allow_write`. Pages are resources `wiki://<path>`.
+save_answer, consolidate) exist only with `allow_write`. Pages are resources `wiki://<path>`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -29,7 +30,7 @@ from wikic.store.db import open_store
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-WRITE_TOOLS = frozenset({"ingest", "save_answer"})
+WRITE_TOOLS = frozenset({"ingest", "save_answer", "consolidate"})
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
@@ -40,7 +41,7 @@ Find pages with `search`, open them with `read_page` (a path, title, or link wit
 and ask questions with `query`: it answers only from the wiki and checks every citation.
 `status`, `log` and `lint` report on the wiki. Writing tools exist only when the server was
 started with --allow-write: `ingest` compiles sources from raw/, `save_answer` files an answer
-as an analysis page. Every write is one git commit; raw/ is never written."""
+as an analysis page, `consolidate` turns recurring episodes into semantic pages. Every write is one git commit; raw/ is never written."""
 
 Strings = list[str] | None
 
@@ -315,6 +316,44 @@ def _write_tools(server: WikiServer, service: WikiService) -> None:
             ctx,
             lambda progress: service.save_answer(
                 answer_id=answer_id, question=question, fmt=format, progress=progress
+            ),
+        )
+
+    @server.tool(
+        annotations=WRITES,
+        description="Consolidate episodes (dated sources: daily logs, journals) not yet "
+        "consolidated, oldest first: a cited digest page per period, patterns that recur in 3 or "
+        "more episodes moved onto the most specific page, links from each episode. One commit "
+        "per period; consolidated periods are skipped unless force. Slow (uses the model); sends "
+        "progress notifications. Returns one outcome per period (status, digest, patterns, "
+        "pages created, commit).",
+    )
+    async def consolidate(
+        ctx: Context[Any, Any],
+        since: Annotated[
+            dt.date | None, Field(description="Only episodes dated on or after (YYYY-MM-DD).")
+        ] = None,
+        until: Annotated[
+            dt.date | None, Field(description="Only episodes dated on or before (YYYY-MM-DD).")
+        ] = None,
+        period: Annotated[
+            Literal["week", "day"] | None,
+            Field(description="One digest per ISO week or per day (default: wikic.yaml's)."),
+        ] = None,
+        force: Annotated[bool, Field(description="Redo periods already consolidated.")] = False,
+        dry_run: Annotated[
+            bool, Field(description="Return the due periods and their episodes; no writes.")
+        ] = False,
+    ) -> dict[str, Any]:
+        return await _run(
+            ctx,
+            lambda progress: service.consolidate(
+                since=since,
+                until=until,
+                period=period,
+                force=force,
+                dry_run=dry_run,
+                progress=progress,
             ),
         )
 

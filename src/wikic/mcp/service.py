@@ -1,13 +1,14 @@
 """The wiki operations an MCP server offers, as plain blocking calls returning JSON values.
 
 Each call wraps the function the CLI calls (store search, `answer_question`, `ingest`, `run_lint`,
-`wiki_status`, `save_answer`); errors are `WikicError`s. Everything that may use the model runs on
+`wiki_status`, `save_answer`, `consolidate`); errors are `WikicError`s. Everything that may use the model runs on
 one dedicated thread, so the model is loaded once, used by one call at a time and its prefix cache
 stays warm between calls. Writes go through the same writer lock and journal as the CLI.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import logging
 import re
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from wikic.config import RoleName
+from wikic.consolidate import ConsolidateRequest, consolidate
+from wikic.consolidate import ProgressEvent as ConsolidateEvent
 from wikic.errors import SourceError, UsageError
 from wikic.ingest.pipeline import IngestRequest, ProgressEvent, ingest
 from wikic.lint import LintOptions, run_lint, selected_rules
@@ -301,6 +304,35 @@ class WikiService:
             "sources": [o.to_dict() for o in report.outcomes],
             "stats": report.total_stats().to_dict(),
         }
+
+    def consolidate(
+        self,
+        *,
+        since: dt.date | None,
+        until: dt.date | None,
+        period: Literal["week", "day"] | None,
+        force: bool,
+        dry_run: bool,
+        progress: Progress = _no_progress,
+    ) -> dict[str, Any]:
+        self.require_write("consolidate")
+        request = ConsolidateRequest(since, until, period, force, dry_run)
+
+        def on_event(event: ConsolidateEvent) -> None:
+            done = event.index - (0 if event.stage in ("done", "failed") else 1)
+            text = f"{event.period}: {event.stage}" + (f" ({event.detail})" if event.detail else "")
+            progress(max(done, 0), event.total or None, text)
+
+        report = self.on_model_thread(
+            lambda: consolidate(
+                self.paths,
+                request,
+                backend=functools.partial(self.backend, "write"),
+                progress=on_event,
+                wait=self.options.write_wait_s,
+            )
+        )
+        return report.to_dict()
 
     def raw_path(self, given: str) -> Path:
         """An absolute path inside raw/ for a source path an agent gave (relative to the wiki
