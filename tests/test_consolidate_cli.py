@@ -59,3 +59,15 @@ def test_cli_no_wait_exits_75_when_another_process_writes(wiki, fake_cli) -> Non
         result = runner.invoke(app, ["-C", str(wiki.root), "consolidate", "--no-wait"])
     assert result.exit_code == 75, result.output
     assert page(wiki, "wiki/sources/2026-04-01-log.md").props.get("consolidated") is None
+
+
+def test_status_counts_episodes_not_yet_consolidated(wiki, fake_cli) -> None:
+    result = runner.invoke(app, ["-C", str(wiki.root), "status", "--json"])
+    assert json.loads(result.stdout)["episodes_pending"] == 4
+    assert (
+        "Episodes not consolidated: 4"
+        in runner.invoke(app, ["-C", str(wiki.root), "status"]).output
+    )
+    runner.invoke(app, ["-C", str(wiki.root), "consolidate"])
+    result = runner.invoke(app, ["-C", str(wiki.root), "status", "--json"])
+    assert json.loads(result.stdout)["episodes_pending"] == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from wikic.consolidate.episodes import count_pending
 from wikic.operation.journal import pending, unsafe
 from wikic.paths import WikiPaths
 from wikic.vault.logbook import LogEntry, parse_entries
@@ -34,6 +35,7 @@ class WikiStatus:
     broken_pages: list[str] = field(default_factory=list)
     skipped: list[SkippedRaw] = field(default_factory=list)  # raw/ files that are not sources
     unsafe_journals: list[str] = field(default_factory=list)  # left alone by recovery: why
+    episodes_pending: int = 0  # episodes (dated sources) not consolidated yet
 
     def count(self, state: str) -> int:
         return sum(1 for s in self.sources if s.state == state)
@@ -79,6 +81,7 @@ def wiki_status(paths: WikiPaths, *, recent: int = 5) -> WikiStatus:
         broken_pages=sorted(vault.broken),
         skipped=list(scan_raw(paths).skipped),
         unsafe_journals=[message for _, message in unsafe(paths.journal, paths.root)],
+        episodes_pending=count_pending(paths, vault),
     )
 
 

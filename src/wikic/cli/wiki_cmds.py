@@ -70,6 +70,7 @@ def status(
                 "unsafe_journals": st.unsafe_journals,
                 "broken_pages": st.broken_pages,
                 "skipped": [{"raw": s.rel, "reason": s.reason} for s in st.skipped],
+                "episodes_pending": st.episodes_pending,
             }
         )
         return
@@ -82,6 +83,11 @@ def status(
             console.print(f"  {s.state:<8} {s.raw}")
     for skipped in st.skipped:
         console.print(f"  skipped  {skipped.rel}: {skipped.reason}", markup=False)
+    if st.episodes_pending:
+        console.print(
+            f"Episodes not consolidated: {st.episodes_pending} (run `wikic consolidate`)",
+            markup=False,
+        )
     pages = ", ".join(f"{n} {t}" for t, n in st.pages_by_type.items()) or "none"
     console.print(f"Pages: {sum(st.pages_by_type.values())} ({pages})")
     for path in st.broken_pages:
