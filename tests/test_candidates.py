@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 from wikic.ingest.candidates import topic_candidates
-from wikic.ingest.text import sentences_of
-from wikic.vault.sources import split_paragraphs
+from wikic.ingest.text import fact_sentences
+from wikic.vault.document import parse_document
 
 
 def candidates(text: str, title: str = "") -> list[str]:
-    return topic_candidates(sentences_of(split_paragraphs(text)), title=title)
+    return topic_candidates(fact_sentences(parse_document(text, filename="x.md")), title=title)
 
 
 def test_names_acronyms_and_repeated_phrases() -> None:

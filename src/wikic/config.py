@@ -63,7 +63,7 @@ class IngestConfig(_Section):
     section_tokens: int = Field(1200, ge=128)
     max_entities_per_section: int = Field(6, ge=0)
     max_claims_per_section: int = Field(8, ge=0)
-    max_pages_per_source: int = Field(8, ge=0)
+    max_pages_per_source: int = Field(15, ge=0)
     summary_max_chars: int = Field(600, ge=80)
 
 

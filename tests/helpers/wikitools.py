@@ -8,6 +8,7 @@ from pathlib import Path
 from wikic.init import init_wiki
 from wikic.operation.transaction import Plan, writing
 from wikic.paths import WikiPaths, open_paths
+from wikic.store.db import after_commit
 
 
 def make_wiki(directory: Path) -> WikiPaths:
@@ -16,7 +17,7 @@ def make_wiki(directory: Path) -> WikiPaths:
 
 
 def commit_pages(paths: WikiPaths, pages: dict[str, str | None], title: str = "test op") -> None:
-    with writing(paths, "test") as writer:
+    with writing(paths, "test", on_commit=after_commit) as writer:
         plan = Plan("test", title)
         for rel, text in pages.items():
             if text is None:

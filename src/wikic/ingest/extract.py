@@ -1,12 +1,15 @@
-"""Extraction: one schema-constrained call per section → title, summary, topics with fact ids.
+"""Extraction: topics from the document's structure, then one schema-constrained call per
+window of the source (all windows of a source in one batch) → summary, topics with fact ids.
 
-Only ids of sentences shown in the section can be cited (enforced by the schema and checked
-again here); topics repeated across sections are merged by name in code; fact ids are deduped.
+The title is the document's own (front matter, first H1, first heading, file name), never the
+model's. Only ids of whole-fact sentences shown in the window can be cited (enforced by the
+schema and checked again here); topics repeated across windows and sections are merged by the
+one name rule; fact ids are deduped. When the whole source fits the context it is one cached
+segment shared by every call of the source, and each call names its window in the task.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,13 +18,22 @@ from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
 from wikic.ingest.candidates import topic_candidates
 from wikic.ingest.schemas import combine_model, extraction_model
-from wikic.ingest.text import Section, Sentence, make_sections, numbered_text, sentences_of
-from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
+from wikic.ingest.structure import defined_terms, section_topics
+from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, numbered_text
+from wikic.llm.backend import (
+    EMPTY_STATS,
+    Backend,
+    GenerationStats,
+    Request,
+    Segment,
+    generate_batch,
+)
+from wikic.vault.document import Document, parse_document
 from wikic.vault.names import name_key
-from wikic.vault.sources import Paragraph, Source, split_paragraphs
+from wikic.vault.sources import Source
 
-_H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
+MAX_CANDIDATES = 32
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,8 @@ class Topic:
     type: str  # entity | concept
     aliases: tuple[str, ...]
     facts: tuple[str, ...]  # sentence ids
+    usage: tuple[str, ...] = ()  # block ids of code examples for the page's Usage section
+    from_heading: bool = False  # a section heading of the source names it
 
 
 @dataclass
@@ -37,17 +51,14 @@ class Extraction:
     source: Source
     title: str
     summary: str
-    paragraphs: list[Paragraph]
+    document: Document
     sentences: dict[str, Sentence]
     topics: list[Topic]
     source_segment: Segment  # shared with the page-write calls of this source
     stats: GenerationStats = EMPTY_STATS
     notes: list[str] = field(default_factory=list)
-
-
-def heading_title(text: str) -> str | None:
-    m = _H1_RE.search(text)
-    return m.group(1).strip() if m else None
+    windows: int = 1
+    batch_sizes: tuple[int, ...] = ()
 
 
 def extract_source(
@@ -59,111 +70,171 @@ def extract_source(
     max_context_tokens: int,
     on_section: Callable[[int, int], None] | None = None,
 ) -> Extraction:
-    paragraphs = split_paragraphs(source.text)
-    sentences = sentences_of(paragraphs)
-    title = heading_title(source.text)
-    sections = make_sections(
-        paragraphs,
+    doc = parse_document(source.text, filename=source.rel)
+    sentences = fact_sentences(doc)
+    by_id = {s.id: s for s in sentences}
+    windows = make_sections(
+        doc,
         sentences,
         budget_tokens=min(config.section_tokens, max_context_tokens // 2),
         count_tokens=backend.count_tokens,
     )
-    whole_numbered = numbered_text(title or source.stem, paragraphs, sentences)
-    names = topic_candidates(sentences, title=title or "")
+    whole_numbered = numbered_text(doc, doc.blocks, sentences)
+    shared = backend.count_tokens(whole_numbered) <= max_context_tokens // 2
+    structural = section_topics(doc, sentences)
+    names = _candidates(doc, sentences, [t.name for t in structural])
     schema_seg = prompts.schema_segment(agents_md)
+    source_seg = prompts.source_segment(whole_numbered)
+    requests = [
+        _window_request(
+            schema_seg,
+            source_seg
+            if shared
+            else prompts.source_segment(numbered_text(doc, w.blocks, w.sentences)),
+            w,
+            len(windows),
+            config=config,
+            names=[n for n in names if grounding.names_in([n], _window_text(w))] or names,
+        )
+        for w in windows
+        if w.sentences
+    ]
+    if on_section:
+        on_section(1, len(windows))
+    generations = generate_batch(backend, requests) if requests else []
     stats = EMPTY_STATS
     summaries: list[str] = []
     topics: list[Topic] = []
     notes: list[str] = []
-    for section in sections:
-        if on_section:
-            on_section(section.index + 1, len(sections))
-        numbered = (
-            whole_numbered
-            if len(sections) == 1
-            else numbered_text(title or source.stem, section.paragraphs, section.sentences)
-        )
-        section_text = " ".join(s.text for s in section.sentences)
-        in_section = [n for n in names if grounding.names_in([n], section_text)] or names
-        value, gen_stats = _extract_section(
-            backend,
-            schema_seg,
-            numbered,
-            section,
-            len(sections),
-            need_title=title is None,
-            config=config,
-            names=in_section,
-        )
-        stats = stats + gen_stats
-        if title is None and getattr(value, "title", None):
-            title = " ".join(str(value.title).split())
+    for window, gen in zip([w for w in windows if w.sentences], generations, strict=True):
+        stats = stats + gen.stats
+        if gen.value is None:
+            notes.append(f"window {window.index + 1}: no valid reply ({gen.error or 'empty'})")
+            continue
+        value: Any = gen.value
         summaries.append(" ".join(str(value.summary).split()))
-        allowed = {s.id for s in section.sentences}
+        allowed = {s.id for s in window.sentences}
         for t in value.topics:
             facts = tuple(dict.fromkeys(f for f in t.facts if f in allowed))
             aliases = tuple(dict.fromkeys(" ".join(a.split()) for a in t.aliases if a.strip()))
             topics.append(Topic(" ".join(t.name.split()), t.type, aliases, facts))
-    topics, dropped = ground_topics(topics, source.text, {s.id: s for s in sentences})
+    topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
-    summary = summaries[0] if summaries else ""
-    if len(summaries) > 1:
-        combined = backend.generate(
-            [schema_seg, prompts.combine_task(summaries, config.summary_max_chars)],
-            schema=combine_model(config.summary_max_chars),
-            max_tokens=config.summary_max_chars // 2 + 32,
+    heading_topics = [
+        Topic(
+            t.name,
+            grounding.guess_type(t.name, source.text, "concept"),
+            (),
+            t.facts,
+            t.usage,
+            from_heading=True,
         )
-        stats = stats + combined.stats
-        summary = " ".join(str(getattr(combined.value, "summary", "")).split()) or summary
-    if not grounding.grounded(summary, source.text):
-        notes.append("the model's summary is not grounded in the source: using its opening instead")
-        summary = " ".join(s.text for s in sentences[:2]) or summary
+        for t in structural
+    ]
+    summary, sum_stats = _summary(backend, schema_seg, summaries, config)
+    stats = stats + sum_stats
+    if not grounding.grounded(summary, source.text) or not ends_whole(summary):
+        if summary:
+            notes.append("the model's summary is not grounded in the source: using its opening")
+        summary = opening(sentences, config.summary_max_chars)
     return Extraction(
         source=source,
-        title=title or source.stem,
+        title=doc.title,
         summary=summary,
-        paragraphs=paragraphs,
-        sentences={s.id: s for s in sentences},
-        topics=merge_topics(topics, config.max_claims_per_section * max(1, len(sections))),
-        source_segment=prompts.source_segment(whole_numbered),
+        document=doc,
+        sentences=by_id,
+        topics=merge_topics(
+            [*heading_topics, *topics],
+            config.max_claims_per_section * max(1, len(windows)) + 8 * len(heading_topics),
+        ),
+        source_segment=source_seg,
         stats=stats,
         notes=notes,
+        windows=len(windows),
+        batch_sizes=(len(requests),) if requests else (),
     )
 
 
-def _extract_section(
-    backend: Backend,
+def ends_whole(text: str) -> bool:
+    return bool(text) and text.rstrip()[-1:] in ".!?…\"'”’)"
+
+
+def opening(sentences: Sequence[Sentence], limit: int) -> str:
+    """The first whole sentences of the source, as many as fit in `limit` characters."""
+    out: list[str] = []
+    for s in sentences:
+        if sum(len(x) + 1 for x in out) + len(s.text) > limit:
+            break
+        out.append(s.text)
+        if len(out) == 2:
+            break
+    return " ".join(out)
+
+
+def _summary(
+    backend: Backend, schema_seg: Segment, summaries: list[str], config: IngestConfig
+) -> tuple[str, GenerationStats]:
+    if len(summaries) <= 1:
+        return (summaries[0] if summaries else ""), EMPTY_STATS
+    combined = backend.generate(
+        [schema_seg, prompts.combine_task(summaries, config.summary_max_chars)],
+        schema=combine_model(config.summary_max_chars),
+        max_tokens=config.summary_max_chars // 2 + 32,
+    )
+    text = " ".join(str(getattr(combined.value, "summary", "")).split())
+    return text or summaries[0], combined.stats
+
+
+def _window_text(window: Section) -> str:
+    return " ".join(s.text for s in window.sentences)
+
+
+def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
+    """Names the model chooses topics among: headings that name things, defined terms, then
+    the names and recurring phrases code finds in the sentences."""
+    found = [*headings, *defined_terms(doc), *topic_candidates(sentences, title=doc.title)]
+    seen: set[str] = set()
+    unique = []
+    for name in found:
+        key = name_key(name)
+        if key and key not in seen:
+            seen.add(key)
+            unique.append(name)
+    return unique[:MAX_CANDIDATES]
+
+
+def _window_request(
     schema_seg: Segment,
-    numbered: str,
-    section: Section,
-    n_sections: int,
+    source_seg: Segment,
+    window: Section,
+    n_windows: int,
     *,
-    need_title: bool,
     config: IngestConfig,
     names: Sequence[str],
-) -> tuple[Any, GenerationStats]:
+) -> Request:
     model = extraction_model(
-        [s.id for s in section.sentences],
-        need_title=need_title,
+        [s.id for s in window.sentences],
+        need_title=False,
         max_topics=config.max_entities_per_section,
         summary_chars=config.summary_max_chars,
         names=names,
     )
-    where = f"section {section.index + 1} of {n_sections}" if n_sections > 1 else ""
-    segments = [
-        schema_seg,
-        prompts.source_segment(numbered),
-        prompts.extraction_task(
-            need_title=need_title,
-            max_topics=config.max_entities_per_section,
-            summary_chars=config.summary_max_chars,
-            section=where,
-            names=names,
-        ),
-    ]
+    first, last = window.sentences[0].id, window.sentences[-1].id
+    where = (
+        f"sentences {first} to {last}"
+        + (f" (under the heading {window.heading!r})" if window.heading else "")
+        if n_windows > 1
+        else ""
+    )
+    task = prompts.extraction_task(
+        need_title=False,
+        max_topics=config.max_entities_per_section,
+        summary_chars=config.summary_max_chars,
+        section=where,
+        names=names,
+    )
     budget = 64 + config.summary_max_chars // 2 + TOKENS_PER_TOPIC * config.max_entities_per_section
-    gen = backend.generate(segments, schema=model, max_tokens=budget)
-    return gen.value, gen.stats
+    return Request([schema_seg, source_seg, task], schema=model, max_tokens=budget)
 
 
 def ground_topics(
@@ -207,6 +278,8 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
                 old.type,
                 tuple(dict.fromkeys((*old.aliases, *t.aliases))),
                 tuple(dict.fromkeys((*old.facts, *t.facts))),
+                tuple(dict.fromkeys((*old.usage, *t.usage))),
+                old.from_heading or t.from_heading,
             )
         else:
             merged[key] = t
@@ -218,5 +291,5 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
         facts = t.facts[: max(0, remaining)]
         remaining -= len(facts)
         aliases = tuple(a for a in t.aliases if name_key(a) != name_key(t.name))
-        result.append(Topic(t.name, t.type, aliases, facts))
+        result.append(Topic(t.name, t.type, aliases, facts, t.usage, t.from_heading))
     return result

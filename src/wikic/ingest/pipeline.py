@@ -22,6 +22,7 @@ from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
 from wikic.status import source_pages_by_raw, source_states
 from wikic.store.db import after_commit
+from wikic.vault.episodes import episode_date
 from wikic.vault.links import link
 from wikic.vault.pages import render_page
 from wikic.vault.sources import Source, list_raw, load_source, resolve_source_path
@@ -195,6 +196,13 @@ def _run(
         existing_source_pages={raw: pages[0] for raw, pages in source_pages_by_raw(vault).items()},
         max_pages=cfg.ingest.max_pages_per_source,
     )
+    for plan in plans:
+        ex = plan.extraction
+        if episode_date(ex.source.rel, ex.document.front_matter, cfg) is not None:
+            # an episode's one-off events are not semantic knowledge: `wikic consolidate`
+            # makes pages from what recurs across episodes
+            plan.dropped += [f"{t.name} (episode)" for t, _ in plan.topics]
+            plan.topics = []
     for i, ((outcome, _), plan) in enumerate(zip(extracted, plans, strict=True), 1):
         outcome.source_page = plan.source_page
         if writer is None:

@@ -8,19 +8,21 @@ Contradictions keep both facts and add an entry with a status. Unknown sections 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.extract import Extraction
 from wikic.ingest.grounding import related
 from wikic.ingest.text import quote
+from wikic.vault.document import render_source_body
 from wikic.vault.links import link
 from wikic.vault.pages import Page, to_tag
+from wikic.vault.prose import escape
 from wikic.vault.sections import (
     FACTS,
     RELATED,
     SOURCES,
+    USAGE,
     Body,
     split_body,
 )
@@ -33,7 +35,6 @@ from wikic.vault.topic_page import (
     source_link,
 )
 
-_PLAIN_PARA_RE = re.compile(r"^(?:[-*+>|]|\d+[.)]\s|```|~~~|    |<)")
 MAX_RELATED = 8
 
 
@@ -47,7 +48,10 @@ def render_source_page(
     key_facts: Sequence[tuple[str, str]],  # (sentence text, paragraph id)
     today: dt.date,
     previous: Page | None,
+    section_links: Mapping[int, Sequence[str]] | None = None,
 ) -> Page:
+    """Summary, key claims, pages, an outline of the source's sections with the pages each fed,
+    then the whole source as blocks `^p1`, `^p2`, … (rendered inert: source text is data)."""
     name = page_path.removesuffix(".md")
     lines = [f"# {ex.title}", "", " ".join(ex.summary.split())]
     if key_facts:
@@ -55,13 +59,10 @@ def render_source_page(
         lines += [f"- {quote(text)} {link(name, block=para)}" for text, para in key_facts]
     if topic_links:
         lines += ["", "## Pages", ""] + [f"- {lnk}" for lnk in topic_links]
-    lines += ["", "## Text", ""]
-    heading = ex.title  # the source's own title heading is the page's H1 already
-    for para in ex.paragraphs:
-        if para.heading and para.heading != heading:
-            lines += [f"#### {para.heading}", ""]  # below the page's own ## sections
-        heading = para.heading
-        lines += [_block(para.text, para.id), ""]
+    outline = _outline(ex, name, section_links or {})
+    if outline:
+        lines += ["", "## Outline", "", *outline]
+    lines += ["", "## Text", "", render_source_body(ex.document, min_level=3)]
     created = previous.props.get("created") if previous else None
     props = {
         "type": "source",
@@ -78,15 +79,21 @@ def render_source_page(
     return Page(page_path, props, "\n".join(lines).rstrip() + "\n")
 
 
-def _block(text: str, block: str) -> str:
-    """A paragraph with its block id: inline for plain text, on its own line after lists,
-    quotes, tables and code (where Obsidian wants it)."""
-    text = re.sub(r"\s\^([A-Za-z0-9-]+)\s*$", r" \\^\1", text.rstrip())
-    if _PLAIN_PARA_RE.match(text) or (
-        "\n" in text and any(_PLAIN_PARA_RE.match(line) for line in text.splitlines())
-    ):
-        return f"{text}\n\n^{block}"
-    return f"{text} ^{block}"
+def _outline(ex: Extraction, name: str, section_links: Mapping[int, Sequence[str]]) -> list[str]:
+    """One bullet per headed section, indented by level, with the pages it fed."""
+    doc = ex.document
+    headed = [s for s in doc.sections if s.heading]
+    if len(headed) < 2:
+        return []
+    top = min(s.level for s in headed)
+    lines = []
+    for s in headed:
+        fed = section_links.get(s.index, ())
+        first = s.block_ids[0] if s.block_ids else None
+        target = f" {link(name, block=first)}" if first and not fed else ""
+        pages = (" → " + ", ".join(fed)) if fed else ""
+        lines.append("  " * (s.level - top) + f"- {escape(s.heading)}{pages}{target}")
+    return lines
 
 
 # -- entity and concept pages ---------------------------------------------------------------
@@ -104,6 +111,7 @@ class TopicEdit:
     related: tuple[str, ...]  # rendered links
     source_page: str
     source_title: str
+    usage: tuple[str, ...] = ()  # code examples, each a fenced block followed by its citation
 
 
 def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> Page:
@@ -119,6 +127,7 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
             by_id[fact.id] = len(facts)
             facts.append(fact)
     body.set(FACTS, "\n".join(f.render() for f in facts))
+    _merge_usage(body, edit.usage)
     merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
     merge_links(body, SOURCES, [source_link(edit.source_page, edit.source_title)])
     open_count = add_contradictions(body, edit.contradictions)
@@ -153,3 +162,11 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     else:
         props.pop("contradictions", None)
     return Page(edit.path, props, body.render())
+
+
+def _merge_usage(body: Body, examples: Sequence[str]) -> None:
+    """Add code examples not on the page yet (an example is known by its citation)."""
+    current = body.get(USAGE) or ""
+    added = [e for e in examples if e.rsplit("\n", 1)[-1] not in current]
+    if added:
+        body.set(USAGE, "\n\n".join(p for p in [current.strip("\n"), *added] if p))

@@ -1,8 +1,10 @@
-"""Source text as the model sees it: sentences with ids, grouped into sections.
+"""Source text as the model sees it: the parsed document's whole-fact sentences, with ids, in
+windows that fit the context.
 
-Sentences are numbered `s1…sN` across the whole source and belong to one paragraph `pK`, so a
-claim the model picks by id maps back to the exact verbatim sentence and its block. The same text
-always gives the same ids.
+A sentence id `sN` is the document's own, so a claim the model picks by id maps back to the
+verbatim sentence and its block `pK`. Only whole, self-contained statements get an id (see
+`fact_text`): a heading, a lead-in ending with ':', a table-of-contents entry or a cut-off
+fragment is shown to the model as context but can never become a fact.
 """
 
 from __future__ import annotations
@@ -11,121 +13,126 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wikic.vault.sources import Paragraph
+from wikic.vault.document import Block, Document
 
-_ABBREVIATIONS = {
-    "e.g", "i.e", "etc", "vs", "cf", "dr", "mr", "mrs", "ms", "prof", "fig", "no", "vol",
-    "approx", "al", "inc", "ltd", "jr", "sr", "st", "u.s", "u.k", "eq", "sec", "ch",
-}  # fmt: skip
-_BOUNDARY_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-ÖØ-Þ])")
-_LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-MIN_SENTENCE_CHARS = 12
+_TERMINAL_RE = re.compile(r"[.!?…](?:[\"'”’)\]`*_]*)$")
+_DEFINITION_RE = re.compile(
+    r"^(?:`[^`]+`|\*\*[^*]+\*\*|[\w.+/-]+(?: [\w.+/-]+){0,3})\s*[:—–-]\s+\S"
+)
+_FOOTNOTE_RE = re.compile(r"\[\^[^\]]*\]")
+MIN_FACT_WORDS = 4
 MAX_SENTENCE_CHARS = 600
 
 
 @dataclass(frozen=True)
 class Sentence:
     id: str  # "s12"
-    paragraph: str  # "p3"
+    paragraph: str  # block id, "p3"
     text: str
 
 
 @dataclass(frozen=True)
 class Section:
+    """A window of the source for one extraction call: consecutive blocks of one or more
+    document sections. `heading` is the heading of its first block's section."""
+
     index: int
     heading: str
-    paragraphs: tuple[Paragraph, ...]
+    blocks: tuple[Block, ...]
     sentences: tuple[Sentence, ...]
 
 
-def _is_code_or_table(text: str) -> bool:
-    first = text.lstrip()
-    return first.startswith(("```", "~~~", "|", "    ", "<")) or "\n|" in text
+def fact_text(text: str, block: Block) -> str | None:
+    """`text` as a fact if it is a whole, self-contained statement, else None.
+
+    Table rows ("Model: Qwen; Prefill: 107 tok/s") and definition items ("`--flag`: does X")
+    are whole statements without a final stop: they get one. Lead-ins (ending with ':'),
+    short fragments, footnote markers and table-of-contents entries never are."""
+    flat = " ".join(text.split())
+    if block.toc or block.kind == "code" or not flat or len(flat) > MAX_SENTENCE_CHARS:
+        return None
+    if flat.endswith(":") or _FOOTNOTE_RE.search(flat) or "](#" in flat:
+        return None
+    if len(re.findall(r"\w+", flat)) < MIN_FACT_WORDS:
+        return None
+    if flat.count("`") % 2 or flat.count("(") != flat.count(")"):
+        return None  # cut inside a code span or a parenthesis
+    if _TERMINAL_RE.search(flat):
+        return flat
+    if block.kind == "table" or (block.kind == "item" and _DEFINITION_RE.match(flat)):
+        return flat + "."
+    return None
 
 
-def _split_sentences(text: str) -> list[str]:
-    """Sentences of one paragraph; list items are sentences of their own."""
-    pieces: list[str] = []
-    lines = text.split("\n")
-    if sum(1 for line in lines if _LIST_RE.match(line)) >= 1:
-        units = [_LIST_RE.sub("", line).strip() for line in lines if line.strip()]
-    else:
-        units = [" ".join(line.strip() for line in lines)]
-    for unit in units:
-        start = 0
-        for m in _BOUNDARY_RE.finditer(unit):
-            before = unit[start : m.start()].rstrip("\"'”’)]")
-            last_word = before.rsplit(" ", 1)[-1].rstrip(".").casefold()
-            if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
-                continue
-            pieces.append(unit[start : m.start()].strip())
-            start = m.end()
-        pieces.append(unit[start:].strip())
-    return [p for p in pieces if p]
-
-
-def sentences_of(paragraphs: Sequence[Paragraph]) -> list[Sentence]:
-    """Citable sentences, numbered across the source. Code, tables and very short or very long
-    fragments are not claims and get no id."""
-    result: list[Sentence] = []
-    for para in paragraphs:
-        if _is_code_or_table(para.text):
-            continue
-        for text in _split_sentences(para.text):
-            if MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS:
-                result.append(Sentence(f"s{len(result) + 1}", para.id, text))
+def fact_sentences(doc: Document) -> list[Sentence]:
+    """Every citable sentence of the document, in order, with the document's ids."""
+    result = []
+    for block in doc.blocks:
+        for s in block.sentences:
+            text = fact_text(s.text, block)
+            if text:
+                result.append(Sentence(s.id, block.id, text))
     return result
 
 
 def make_sections(
-    paragraphs: Sequence[Paragraph],
+    doc: Document,
     sentences: Sequence[Sentence],
     *,
     budget_tokens: int,
     count_tokens: Callable[[str], int],
 ) -> list[Section]:
-    """Group paragraphs into sections of about `budget_tokens` (a paragraph is never split)."""
-    by_para: dict[str, list[Sentence]] = {}
+    """Group blocks into windows of about `budget_tokens` (a block is never split); a window
+    starts at a document section boundary when the current one is at least half full."""
+    by_block: dict[str, list[Sentence]] = {}
     for s in sentences:
-        by_para.setdefault(s.paragraph, []).append(s)
-    sections: list[Section] = []
-    current: list[Paragraph] = []
+        by_block.setdefault(s.paragraph, []).append(s)
+    windows: list[Section] = []
+    current: list[Block] = []
     used = 0
 
     def close() -> None:
         if current:
-            sents = tuple(s for p in current for s in by_para.get(p.id, []))
-            sections.append(Section(len(sections), current[0].heading, tuple(current), sents))
+            sents = tuple(s for b in current for s in by_block.get(b.id, []))
+            heading = doc.sections[current[0].section].heading
+            windows.append(Section(len(windows), heading, tuple(current), sents))
 
-    for para in paragraphs:
-        cost = count_tokens(para.text) + 8
-        if current and used + cost > budget_tokens:
+    for block in doc.blocks:
+        cost = count_tokens(block.text) + 8
+        new_section = bool(current) and block.section != current[-1].section
+        if current and (used + cost > budget_tokens or (new_section and used > budget_tokens // 2)):
             close()
             current, used = [], 0
-        current.append(para)
+        current.append(block)
         used += cost
     close()
-    return sections
+    return windows
 
 
-def numbered_text(
-    title: str, paragraphs: Sequence[Paragraph], sentences: Sequence[Sentence]
-) -> str:
-    """The source as shown to the model: each sentence prefixed by its id, paragraphs kept."""
-    by_para: dict[str, list[Sentence]] = {}
+def numbered_text(doc: Document, blocks: Sequence[Block], sentences: Sequence[Sentence]) -> str:
+    """The source as shown to the model: headings, and each citable sentence prefixed by its id;
+    other text (lead-ins, code) is shown without an id, as context."""
+    ids: dict[str, list[Sentence]] = {}
     for s in sentences:
-        by_para.setdefault(s.paragraph, []).append(s)
-    lines = [f"SOURCE: {title}", ""]
-    heading = None
-    for para in paragraphs:
-        if para.heading and para.heading != heading:
-            lines += [f"## {para.heading}", ""]
-            heading = para.heading
-        sents = by_para.get(para.id)
+        ids.setdefault(s.paragraph, []).append(s)
+    lines = [f"SOURCE: {doc.title}", ""]
+    section = -1
+    for block in blocks:
+        if block.section != section:
+            section = block.section
+            heading = doc.sections[section]
+            if heading.heading:
+                lines += ["#" * min(heading.level + 1, 6) + " " + heading.heading, ""]
+        sents = ids.get(block.id)
         if sents:
             lines.append(" ".join(f"[{s.id}] {s.text}" for s in sents))
+        elif block.kind == "code":
+            code = block.text if len(block.text) < 400 else block.text[:400] + "\n…"
+            lines.append(f"```{block.lang}\n{code}\n```")
+        elif block.text and not block.toc:
+            lines.append(block.text)
         else:
-            lines.append(para.text)
+            continue
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -8,10 +8,12 @@ prefilled once. Nothing is written here: the result is the set of pages to commi
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wikic.ingest import grounding, prompts
+from wikic.ingest.extract import Extraction, ends_whole
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
@@ -25,6 +27,9 @@ from wikic.vault.topic_page import Fact, citation, fact_id, parse_facts, retract
 from wikic.vault.tree import Vault
 
 MAX_OLD_FACTS = 10
+MAX_USAGE_LINES = 24
+MAX_SECTION_LINKS = 4
+_SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 MAX_KEY_CLAIMS = 12
 CATALOG_LINES = 40
 
@@ -42,9 +47,29 @@ class SourceWrite:
     stats: GenerationStats = EMPTY_STATS
 
 
-def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS) -> str:
-    flat = " ".join(str(text).split()).replace("[[", "[").replace("]]", "]")
-    return flat[:limit].strip()
+def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool = True) -> str:
+    """One line of model prose, link syntax defused, within `limit`. With `sentences`, whole
+    sentences only ("" when not even one fits: a summary never ends mid-sentence); else cut at
+    a word (a contradiction's reason is a phrase)."""
+    flat = " ".join(str(text).split()).replace("[[", "[").replace("]]", "]").strip()
+    if not sentences:
+        return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0]
+    if len(flat) <= limit and ends_whole(flat):
+        return flat
+    cut = flat[:limit]
+    ends = [m.end() for m in _SENTENCE_END_RE.finditer(cut)]
+    return cut[: ends[-1]].strip() if ends else ""
+
+
+def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
+    """A code block of the source, verbatim in a fence, followed by its citation; None for
+    code too long to be an example."""
+    block = ex.document.block(block_id)
+    code = block.text.rstrip("\n")
+    if not code.strip() or code.count("\n") >= MAX_USAGE_LINES:
+        return None
+    fence = "~~~~" if "```" in code or "~~~" in code else "```"
+    return f"{fence}{block.lang}\n{code}\n{fence}\n{citation(source_page, block_id)}"
 
 
 def write_source(
@@ -89,6 +114,9 @@ def write_source(
             related=tuple(lnk for path, lnk in links.items() if path != target.path),
             source_page=plan.source_page,
             source_title=ex.title,
+            usage=tuple(
+                e for e in (usage_example(ex, plan.source_page, b) for b in topic.usage) if e
+            ),
         )
         out.pages[target.path] = apply_topic_edit(existing, edit, today)
         (out.updated if existing else out.created).append(target.path)
@@ -101,8 +129,22 @@ def write_source(
         key_facts,
         today,
         vault.pages.get(plan.source_page),
+        _section_links(plan, links),
     )
     return out
+
+
+def _section_links(plan: SourcePlan, links: dict[str, str]) -> dict[int, list[str]]:
+    """Document section index → links of the pages its sentences fed (for the outline)."""
+    ex = plan.extraction
+    fed: dict[int, list[str]] = {}
+    for topic, target in plan.topics:
+        for sid in topic.facts:
+            section = ex.document.block(ex.sentences[sid].paragraph).section
+            pages = fed.setdefault(section, [])
+            if links[target.path] not in pages and len(pages) < MAX_SECTION_LINKS:
+                pages.append(links[target.path])
+    return fed
 
 
 def _write_page(
@@ -164,7 +206,9 @@ def _write_page(
     pairs: dict[tuple[str, str], str] = {}
     for c in getattr(gen.value, "contradictions", []):
         if c.new in new_labels and c.old in old_labels:
-            pairs[(new_labels[c.new].id, old_labels[c.old].id)] = clean_prose(c.why, 120)
+            pairs[(new_labels[c.new].id, old_labels[c.old].id)] = clean_prose(
+                c.why, 120, sentences=False
+            )
     for new in fresh:
         for old in old_facts:
             reason = conflict_reason(new.text, old.text)

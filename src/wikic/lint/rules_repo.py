@@ -20,11 +20,13 @@ from pathlib import Path, PurePosixPath
 import git
 
 from wikic.lint.findings import Finding
-from wikic.lint.scan import PageScan, WikiScan
+from wikic.lint.page_scan import PageScan
+from wikic.lint.scan import WikiScan
 from wikic.operation.gitrepo import open_repo
 from wikic.operation.journal import pending, unsafe
 from wikic.paths import WikiPaths
-from wikic.vault.sources import TEXT_SUFFIXES, scan_raw, sha256_bytes, split_paragraphs
+from wikic.vault.document import parse_document
+from wikic.vault.sources import TEXT_SUFFIXES, scan_raw, sha256_bytes
 
 
 @dataclass
@@ -94,7 +96,8 @@ def source_changes(scan: WikiScan) -> list[SourceChange]:
         if old is None or text is None:
             change.known = False
         else:
-            new = {p.id: " ".join(p.text.split()) for p in split_paragraphs(text)}
+            blocks = parse_document(text, filename=raw).blocks
+            new = {b.id: " ".join(b.markdown.split()) for b in blocks}
             change.changed = {i for i, t in old.items() if i not in new or new[i] not in t}
             change.added = len(set(new) - set(old))
         changes.append(change)
@@ -176,15 +179,14 @@ def check_stale(scan: WikiScan, changes: list[SourceChange]) -> Iterator[Finding
 
 
 def check_uningested(scan: WikiScan) -> Iterator[Finding]:
-    known = {str(ps.page.props.get("raw")) for ps in scan if ps.type == "source"}
     """uningested-source, and unusable-source for raw/ files that cannot be sources."""
     listing = scan_raw(scan.paths)
+    known = {str(ps.page.props.get("raw")) for ps in scan if ps.type == "source"}
     for rel in listing.files:
         if rel not in known and PurePosixPath(rel).suffix.lower() in TEXT_SUFFIXES:
             yield Finding(
                 "info", "uningested-source", rel, "not ingested yet", f"wikic ingest {rel}"
             )
-
     for skipped in listing.skipped:
         yield Finding(
             "warning",

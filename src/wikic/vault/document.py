@@ -421,11 +421,12 @@ def _readable_name(filename: str) -> str:
     return " ".join(p for p in (date, words) if p) or stem
 
 
-def render_source_body(doc: Document) -> str:
-    """The source page's markdown: headings shifted below the page's own H1, each block
-    followed by its `^pN` id where Obsidian reads one, all source text inert."""
+def render_source_body(doc: Document, *, min_level: int = 2) -> str:
+    """The source page's markdown: headings shifted so the shallowest is `min_level` (below the
+    page's own H1 and sections), each block followed by its `^pN` id where Obsidian reads one,
+    all source text inert."""
     levels = [s.level for s in doc.sections if s.level > 0]
-    shift = 2 - min(levels) if levels else 0
+    shift = min_level - min(levels) if levels else 0
     out: list[str] = []
     previous_kind = ""
     for section in doc.sections:

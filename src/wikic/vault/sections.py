@@ -3,6 +3,7 @@
     # Title
     Summary paragraph.
     ## Facts            - Claim. [[sources/s#^p3]] ^f-1a2b3c     (one claim per bullet, cited)
+    ## Usage            ```code``` + its citation: examples from the source, verbatim
     ## Related          - [[concepts/x|X]]
     ## Contradictions   - **open** — [[#^f-1a2b3c]] vs [[#^f-4d5e6f]]: what disagrees
     ## Sources          - [[sources/s|Source title]]
@@ -18,10 +19,11 @@ from dataclasses import dataclass, field
 from wikic.vault.links import WikiLink, parse_links
 
 FACTS = "Facts"
+USAGE = "Usage"
 RELATED = "Related"
 CONTRADICTIONS = "Contradictions"
 SOURCES = "Sources"
-KNOWN_SECTIONS = (FACTS, RELATED, CONTRADICTIONS, SOURCES)
+KNOWN_SECTIONS = (FACTS, USAGE, RELATED, CONTRADICTIONS, SOURCES)
 _H2_RE = re.compile(r"^## +(.+?) *$")
 _BULLET_RE = re.compile(r"^[-*+] +(.*)$")
 _TRAILING_BLOCK_RE = re.compile(r"\s+\^([A-Za-z0-9-]+)\s*$")
