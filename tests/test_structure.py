@@ -1,0 +1,84 @@
+"""Structure-aware ingest: whole facts only, topics from headings, titles from the document."""
+
+from __future__ import annotations
+
+from wikic.ingest.structure import heading_name, section_topics
+from wikic.ingest.text import fact_sentences, numbered_text
+from wikic.vault.document import parse_document
+
+README = """\
+## llama.cpp quantization
+
+Contents:
+
+- [Fine-tune](#fine-tune)
+- [Quantize](#quantize)
+
+## Installation
+
+Install the package with pip. It takes a minute on most machines.
+
+## Distilled Weight Quantization (DWQ)
+
+DWQ distills a full-precision model into a quantized one. It keeps more accuracy than plain
+rounding at the same bit width.[^1]
+
+Some important options, along with their default values, are:
+
+- `--bits`: the bit width of the quantized weights
+- `--group-size`: how many weights share one scale
+
+```bash
+mlx_lm.dwq --model m --bits 4
+```
+
+## Tips
+
+Keep the calibration set small.
+
+[^1]: Measured on two models.
+"""
+
+
+def _doc():
+    return parse_document(README, filename="quant.md")
+
+
+def test_title_comes_from_the_document_never_the_prompt() -> None:
+    doc = _doc()
+    assert doc.title == "llama.cpp quantization"
+    assert "source document" not in numbered_text(doc, doc.blocks, fact_sentences(doc))
+
+
+def test_only_whole_facts_get_ids() -> None:
+    facts = [s.text for s in fact_sentences(_doc())]
+    assert "Install the package with pip." in facts
+    assert "DWQ distills a full-precision model into a quantized one." in facts
+    # a lead-in, a ToC entry and the heading itself are never facts
+    assert not any(f.endswith(":") for f in facts)
+    assert not any("Fine-tune" in f or f == "Distilled Weight Quantization (DWQ)" for f in facts)
+    # an option item is a whole statement: it gets its final stop
+    assert "--bits: the bit width of the quantized weights." in facts
+    # the footnote marker is not part of any fact
+    assert not any("[^1]" in f for f in facts)
+
+
+def test_generic_headings_are_sections_not_pages() -> None:
+    for generic in ("Installation", "Tips", "Contents", "FAQ", "Getting started", "1. Usage"):
+        assert heading_name(generic) is None, generic
+    assert heading_name("How to fuse adapters") is None
+    assert heading_name("v0.32.1") is None
+    assert heading_name("Distilled Weight Quantization (DWQ)") is not None
+    assert heading_name("`llama-server`") == "llama-server"
+    assert heading_name("2. Speculative decoding") == "Speculative decoding"
+
+
+def test_a_heading_that_names_a_thing_is_a_topic_with_its_section_evidence() -> None:
+    doc = _doc()
+    facts = fact_sentences(doc)
+    topics = {t.name: t for t in section_topics(doc, facts)}
+    assert set(topics) == {"Distilled Weight Quantization (DWQ)"}
+    dwq = topics["Distilled Weight Quantization (DWQ)"]
+    texts = [doc.sentence(sid).text for sid in dwq.facts]
+    assert any(t.startswith("DWQ distills") for t in texts)
+    assert len(dwq.usage) == 1 and doc.block(dwq.usage[0]).kind == "code"
