@@ -427,3 +427,20 @@ def test_candidates_are_terms_shared_by_episodes() -> None:
     assert "port" not in found and "Port" not in found  # "port 8080" covers it (same episodes)
     assert not {"again", "today", "yesterday", "the", "was"} & set(found)  # everyday words
     assert found["Lunch"] == 1 and "Tax" not in found  # titles an episode mentions
+
+
+def test_a_pattern_of_earlier_weeks_keeps_collecting_episodes(wiki) -> None:
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    add_episodes(wiki, {"2026-04-07-log": ["Port 8080 clashed between integration tests in CI."]})
+    later = ScriptedPattern(PATTERN.name, PATTERN.statement, target="concepts/port-8080")
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [later]))
+    assert "port 8080 (1 episodes)" in backend.history[0].prompt  # the page's title, mentioned
+    (outcome,) = report.outcomes
+    assert outcome.period == "2026-W15"
+    (pattern,) = outcome.patterns  # one episode now, three cited by the section before
+    assert (pattern["page"], pattern["section"]) == ("concepts/port-8080.md", "Evidence")
+    body = page(wiki, "wiki/concepts/port-8080.md").body
+    assert "[[sources/2026-04-07-log#^p1]]" in body
+    assert body.count("2026-04-01: The CI build failed") == 1  # W14's lines untouched
+    assert "[[concepts/port-8080#Evidence|" in page(wiki, "wiki/sources/2026-04-07-log.md").body
+    assert lint_problems(wiki) == []

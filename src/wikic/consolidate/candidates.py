@@ -44,6 +44,7 @@ class Candidate:
     name: str  # as the notes write it
     key: tuple[str, ...]  # comparison keys of its words
     episodes: int  # distinct episodes of the batch that contain it
+    known: bool = False  # the title of an existing page: a pattern already, not a coincidence
 
 
 def is_term_word(key: str) -> bool:
@@ -112,5 +113,5 @@ def find_candidates(
         if key and all(c.key != key for c in found):
             n = sum(1 for ep in episodes if any(contains(b.text, key) for b in ep.blocks))
             if n:
-                found.append(Candidate(title, key, n))
+                found.append(Candidate(title, key, n, known=True))
     return found

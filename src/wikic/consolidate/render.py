@@ -128,6 +128,14 @@ class Edits:
     placed: list[tuple[Pattern, str, str]] = field(default_factory=list)
 
 
+def target_heading(p: Pattern, page: Page) -> str:
+    """The section of `page` a pattern goes to: the chosen one, else `Evidence` when the page
+    is about the pattern itself, else a section named after the pattern."""
+    if p.target is not None and p.target.heading:
+        return p.target.heading
+    return EVIDENCE if name_key(p.name) == name_key(page.title) else p.name
+
+
 def place_pattern(edits: Edits, p: Pattern, period: str, today: dt.date, taken: set[str]) -> None:
     """Write `p` to its target section, a new section of its target page, or a new page."""
     if p.target is None:
@@ -145,9 +153,7 @@ def place_pattern(edits: Edits, p: Pattern, period: str, today: dt.date, taken: 
         page, heading = edits.pages[existing_path], EVIDENCE
     else:
         page = edits.pages[p.target.page]
-        heading = p.target.heading or (
-            EVIDENCE if name_key(p.name) == name_key(page.title) else p.name
-        )
+        heading = target_heading(p, page)
     body = split_body(page.body)
     current = body.get(heading) or ""
     evidence, changes = pattern_lines(p, period, current)

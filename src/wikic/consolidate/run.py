@@ -26,6 +26,7 @@ from wikic.consolidate.render import (
     period_slug,
     place_pattern,
     strip_period,
+    target_heading,
 )
 from wikic.consolidate.schemas import batch_model
 from wikic.consolidate.targets import Target, suggest_targets
@@ -248,9 +249,10 @@ def _period(
             edits.pages.setdefault(p.target.page, vault.pages[p.target.page])
 
     def prior(p: Pattern) -> set[str]:
-        if p.target is None or p.target.heading is None:
+        if p.target is None:
             return set()
-        section = split_body(edits.pages[p.target.page].body).get(p.target.heading) or ""
+        page = edits.pages[p.target.page]
+        section = split_body(page.body).get(target_heading(p, page)) or ""
         return {
             f"{lnk.target}.md" for lnk in parse_links(section) if lnk.target.casefold() in known
         }

@@ -99,7 +99,7 @@ def read_batch(
         if candidate is None:
             continue
         found = tuple(Cite(ep, b) for ep, b in blocks_with(episodes, candidate.key))
-        cites = coherent(found, candidate.key)
+        cites = found if candidate.known else coherent(found, candidate.key)
         if len(cites) < len(found):
             out.notes.append(
                 f"{len(found) - len(cites)} block(s) naming “{p.name}” share nothing else with "
