@@ -8,7 +8,7 @@ import yaml
 from wikic.errors import PageError
 from wikic.vault.catalog import render_index
 from wikic.vault.logbook import LogEntry, append_entry, parse_entries
-from wikic.vault.pages import Page, is_valid_tag, parse_page, property_problems, render_page, to_tag
+from wikic.vault.pages import Page, is_valid_tag, parse_page, render_page, to_tag
 
 
 def test_render_is_deterministic_and_parses_back() -> None:
@@ -31,30 +31,6 @@ def test_render_is_deterministic_and_parses_back() -> None:
     assert back.props["sources"] == ["[[sources/a]]", "[[sources/b]]"]  # links stay quoted strings
     assert back.props["updated"] == dt.date(2026, 11, 22)
     assert "'[[sources/a]]'" in text or '"[[sources/a]]"' in text
-    assert property_problems(back.props) == []
-
-
-def test_unquoted_link_in_properties_is_a_nested_value() -> None:
-    page = parse_page("x.md", "---\nsources: [[sources/a]]\n---\nbody\n")
-    problems = property_problems(page.props)
-    assert problems and "quote" in problems[0][1]
-
-
-def test_property_rules() -> None:
-    problems = dict(
-        property_problems(
-            {
-                "tag": "x",
-                "tags": ["ok", "12", "has space"],
-                "meta": {"a": 1},
-                "created": "yesterday",
-            }
-        )
-    )
-    assert "tag" in problems and "deprecated" in problems["tag"]
-    assert "meta" in problems
-    assert "created" in problems
-    assert "invalid tag" in problems["tags"]
 
 
 def test_tags() -> None:

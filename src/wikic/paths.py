@@ -22,10 +22,6 @@ class WikiPaths:
     config: Config
 
     @property
-    def config_file(self) -> Path:
-        return self.root / CONFIG_NAME
-
-    @property
     def agents_md(self) -> Path:
         return self.root / AGENTS_NAME
 

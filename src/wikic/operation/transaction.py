@@ -66,10 +66,6 @@ class OpResult:
     commit: str | None
     changed: tuple[str, ...]  # paths written or deleted, relative to the wiki root
 
-    @property
-    def noop(self) -> bool:
-        return not self.changed
-
 
 def new_op_id() -> str:
     return f"{dt.datetime.now().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"

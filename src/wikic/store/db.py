@@ -293,25 +293,8 @@ class Store:
 
     # -- claims ----------------------------------------------------------------------------
 
-    def claims_for(self, path: str) -> list[Claim]:
-        """The `## Facts` claims of one page, in page order."""
-        return self._claims("WHERE p.path = ?", (path,))
-
     def all_claims(self) -> list[Claim]:
         return self._claims("", ())
-
-    def claims_citing(self, source: str) -> list[Claim]:
-        """Claims with a citation that resolves to the page `source` (path or link target)."""
-        path = self.resolve(source)
-        if path is None:
-            return []
-        keys = self._rows("SELECT name_key, stem_key FROM pages WHERE path = ?", (path,))[0]
-        claims = self._claims(
-            "WHERE EXISTS (SELECT 1 FROM citations x WHERE x.page_id = c.page_id "
-            "AND x.ordinal = c.ordinal AND x.target_key IN (?, ?))",
-            keys,
-        )
-        return [c for c in claims if any(cit.page == path for cit in c.citations)]
 
     def _claims(self, where: str, params: Sequence[Any]) -> list[Claim]:
         rows = self._rows(

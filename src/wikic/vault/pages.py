@@ -197,35 +197,6 @@ def property_kind(value: Any) -> str:
     return "text"
 
 
-def property_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(property, problem) pairs that break Obsidian's rules, for one page."""
-    problems: list[tuple[str, str]] = []
-    for key, value in props.items():
-        kind = property_kind(value)
-        if key in DEPRECATED_PROPERTIES:
-            problems.append((key, f"'{key}' is deprecated; use '{DEPRECATED_PROPERTIES[key]}'"))
-        if kind == "nested":
-            hint = (
-                " (an unquoted [[link]] is read as a nested list: quote it)"
-                if _looks_like_link(value)
-                else ""
-            )
-            problems.append((key, f"nested values are not allowed in properties{hint}"))
-        expected = PROPERTY_TYPES.get(key)
-        allowed = (expected, "empty", "nested", "text" if expected == "list" else expected)
-        if expected and kind not in allowed:
-            problems.append((key, f"'{key}' should be a {expected}, not a {kind}"))
-    for tag in _as_list(props.get("tags")):
-        if not is_valid_tag(tag):
-            problems.append(
-                (
-                    "tags",
-                    f"invalid tag {tag!r}: use letters, digits, _, -, / and at least one non-digit",
-                )
-            )
-    return problems
-
-
 def _looks_like_link(value: Any) -> bool:
     # `sources: [[a]]` parses as [["a"]]: a list holding a one-element list
     return isinstance(value, list) and any(isinstance(v, list) and len(v) == 1 for v in value)
