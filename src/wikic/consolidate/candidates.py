@@ -31,7 +31,8 @@ kind sort case point fact number around back away down over under after before s
 while during because though although however instead also just only really very quite maybe
 perhaps probably almost every each both either neither none some any all most such than then
 there here where when what which who whom whose why how this that these those with without
-within into onto from about above below between among
+within into onto from about above below between among fix fixed fixes fixing need needed
+needs start started starts stop stopped help helped helps
 """
 _COMMON = frozenset(_COMMON_TEXT.split())
 
