@@ -1,0 +1,789 @@
+"""Is the compiled wiki worth reading? Ingest the realistic corpus (scripts/data/corpus/) into a
+fresh wiki and measure the pages against what a reader of each document would look up.
+
+The ingest runs in a fresh process (`wikic ingest --all --json`, the venv's wikic, the model
+store of $WIKIC_MODELS_DIR), timed from outside; `--wiki DIR` measures an already compiled wiki
+instead. Pages are read with wikic's own parsers (vault/pages, vault/sections) and names compared
+with its one name rule (vault/names.name_key). Measured, per document and in total:
+
+- topic recall: the share of a document's expected topics (expected.yaml; any alias, equal by
+  `name_key` or case-insensitively) that have an entity/concept page citing its source page;
+- fragment share: fact bullets that are not whole statements (vault/prose_checks when present);
+- facts per topic page (mean, median), pages with >= 3 facts, topic pages per source and per
+  1,000 words; invented source titles (not front matter title, first H1, first heading or file
+  name); summaries that do not end in a whole sentence;
+- seconds per 1,000 words of ingest, prefilled tokens / source tokens, decode tokens/s;
+- with --qa, QA accuracy of `wikic query` vs plain RAG (scripts/bench_quality.py).
+
+Dated documents are episodes: by design ingest gives them no topic pages of their own (they reach
+topic pages through `wikic consolidate`), so recall is also given without them.
+
+    WIKIC_MODELS_DIR=.cache/test-models .venv/bin/python scripts/bench_compile.py   # ~1 h
+    .venv/bin/python scripts/bench_compile.py --files llm-aliases.md,cpython-qsbr.md
+    .venv/bin/python scripts/bench_compile.py --wiki /path/to/compiled/wiki --qa --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wikic.config import Config, load_config
+from wikic.vault.document import parse_document
+from wikic.vault.episodes import episode_date
+from wikic.vault.links import normalize_target, parse_links
+from wikic.vault.names import name_key
+from wikic.vault.pages import Page, parse_page
+from wikic.vault.sections import FACTS, bullets, split_body
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "bench_compile.json"
+BENCH_QUALITY = Path(__file__).resolve().parent / "bench_quality.py"
+TOPIC_TYPES = ("entity", "concept")
+RICH_PAGE_FACTS = 3  # a topic page with this many facts says something worth opening
+# The issue's targets (issue 10): metric → (comparison, value).
+TARGETS: dict[str, tuple[str, float]] = {
+    "fragment_share": ("<=", 0.03),
+    "topic_recall": (">=", 0.75),
+    "rich_page_share": (">=", 0.60),
+    "invented_titles": ("<=", 0),
+    "cut_summaries": ("<=", 0),
+}
+TARGET_LABELS = {
+    "fragment_share": "fragment share",
+    "topic_recall": "topic recall",
+    "rich_page_share": f"topic pages with >= {RICH_PAGE_FACTS} facts",
+    "invented_titles": "invented source titles",
+    "cut_summaries": "summaries not ending in a whole sentence",
+}
+
+
+class BenchError(Exception):
+    """A bad invocation or an unusable input; main prints it and exits 2."""
+
+
+# ── prose checks: the project's own, or a labelled local fallback ────────────────────────
+
+_LINK_RE = re.compile(r"!?\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
+_TERMINAL_RE = re.compile(r"[.!?][\"'”’)\]*_]*$")
+
+
+def _strip_wikilinks(text: str) -> str:
+    """Citations and links out, link aliases kept: the fact as a reader sees it."""
+    text = _LINK_RE.sub(
+        lambda m: "" if "#^" in m.group(0) else (m.group(2) or m.group(1).rsplit("/", 1)[-1]),
+        text,
+    )
+    return " ".join(text.split())
+
+
+def fallback_fragment_reason(text: str) -> str | None:
+    """LOCAL FALLBACK, used only when wikic.vault.prose_checks is not importable: a fact must
+    end with terminal punctuation, have >= 4 words, not end with ':', hold no footnote marker
+    `[^n]` and no link to the document's own headings `](#`."""
+    flat = _strip_wikilinks(text)
+    if not flat:
+        return "empty"
+    if "[^" in flat:
+        return "contains a footnote marker ([^…])"
+    if "](#" in flat:
+        return "links to the source's own headings (a table of contents)"
+    if flat.endswith(":"):
+        return "ends with ':'"
+    if not _TERMINAL_RE.search(flat):
+        return "no terminal punctuation"
+    if len(re.findall(r"\w+", flat)) < 4:
+        return "fewer than 4 words"
+    return None
+
+
+def fallback_cut_reason(text: str) -> str | None:
+    """LOCAL FALLBACK for summaries: empty is not cut; otherwise terminal punctuation, no
+    trailing ellipsis, no trailing ':'."""
+    flat = _strip_wikilinks(text)
+    if not flat:
+        return None
+    if flat.endswith(("...", "…")):
+        return "ends with '…'"
+    if flat.endswith(":"):
+        return "ends with ':'"
+    return None if _TERMINAL_RE.search(flat) else "ends mid-sentence"
+
+
+def prose_checkers() -> tuple[Callable[[str], str | None], Callable[[str], str | None], str]:
+    """(fragment check, summary check, what they are): the project's when importable."""
+    try:
+        from wikic.vault.prose_checks import cut_reason, fragment_reason
+    except ImportError:
+        return fallback_fragment_reason, fallback_cut_reason, "local fallback (bench_compile.py)"
+    return fragment_reason, cut_reason, "wikic.vault.prose_checks"
+
+
+# ── the expected topics ──────────────────────────────────────────────────────────────────
+
+
+def load_expected(path: Path) -> dict[str, list[tuple[str, ...]]]:
+    """file name → its expected topics, each a tuple of accepted names (first = preferred)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchError(f"cannot read the expected topics {path}: {exc}") from None
+    if not isinstance(data, list):
+        raise BenchError(f"{path} must hold a list of {{file, topics}} items")
+    expected: dict[str, list[tuple[str, ...]]] = {}
+    for n, item in enumerate(data, 1):
+        topics = item.get("topics") if isinstance(item, dict) else None
+        name = item.get("file") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not isinstance(topics, list) or not topics:
+            raise BenchError(f"{path} item {n}: needs `file` and a non-empty `topics` list")
+        parsed: list[tuple[str, ...]] = []
+        for topic in topics:
+            names = topic if isinstance(topic, list) else [topic]
+            if not names or not all(isinstance(a, str) and a.strip() for a in names):
+                raise BenchError(f"{path} ({name}): each topic is a list of non-empty names")
+            parsed.append(tuple(a.strip() for a in names))
+        expected[name] = parsed
+    return expected
+
+
+# ── reading the compiled wiki ────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Fact:
+    text: str  # the bullet without its marker and block id
+    cites: frozenset[str]  # normalized source page names its citations point at
+    fragment: str | None  # why it is not a whole statement, None when it is
+
+
+@dataclass(frozen=True)
+class TopicPage:
+    path: str
+    title: str
+    names: tuple[str, ...]  # title, aliases, file stem
+    sources: frozenset[str]  # normalized source page names it cites (property or facts)
+    facts: tuple[Fact, ...]
+    summary: str
+
+    def facts_from(self, source: str | None) -> list[Fact]:
+        return [f for f in self.facts if source is None or source in f.cites]
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    path: str
+    name: str  # normalized link target, e.g. `sources/llm-aliases`
+    title: str
+    raw: str  # path under raw/, e.g. `llm-aliases.md`
+    summary: str
+
+
+@dataclass(frozen=True)
+class Vault:
+    sources: tuple[SourcePage, ...]
+    topics: tuple[TopicPage, ...]
+    unreadable: tuple[str, ...]  # pages whose properties do not parse
+
+
+def read_vault(wiki: Path, is_fragment: Callable[[str], str | None]) -> Vault:
+    """Every source, entity and concept page under `wiki`, parsed as wikic reads them."""
+    sources: list[SourcePage] = []
+    topics: list[TopicPage] = []
+    unreadable: list[str] = []
+    for file in sorted(wiki.rglob("*.md")):
+        rel = file.relative_to(wiki).as_posix()
+        try:
+            page = parse_page(rel, file.read_text(encoding="utf-8"))
+        except Exception as exc:  # a broken page is a finding, not a crash of the bench
+            unreadable.append(f"{rel}: {exc}")
+            continue
+        if page.type == "source":
+            raw = str(page.props.get("raw") or "").removeprefix("raw/")
+            sources.append(
+                SourcePage(rel, normalize_target(page.name), page.title, raw, page.summary)
+            )
+        elif page.type in TOPIC_TYPES:
+            topics.append(_topic(page, is_fragment))
+    return Vault(tuple(sources), tuple(topics), tuple(unreadable))
+
+
+def _topic(page: Page, is_fragment: Callable[[str], str | None]) -> TopicPage:
+    facts = []
+    for b in bullets(split_body(page.body).get(FACTS)):
+        cites = frozenset(normalize_target(c.target) for c in b.citations)
+        facts.append(Fact(b.text, cites, is_fragment(b.text)))
+    cited = {normalize_target(lnk.target) for s in page.sources for lnk in parse_links(s)}
+    cited |= {c for f in facts for c in f.cites}
+    names = (page.title, *page.aliases, page.stem)
+    return TopicPage(page.path, page.title, names, frozenset(cited), tuple(facts), page.summary)
+
+
+def restrict(vault: Vault, files: Iterable[str]) -> Vault:
+    """The part of the wiki compiled from `files`: their source pages and the topic pages that
+    cite one of them (a `--wiki` may hold other sources too)."""
+    chosen = set(files)
+    sources = tuple(s for s in vault.sources if s.raw in chosen)
+    names = {s.name for s in sources}
+    topics = tuple(t for t in vault.topics if t.sources & names)
+    return Vault(sources, topics, vault.unreadable)
+
+
+def topic_matches(topic: Sequence[str], page: TopicPage) -> bool:
+    """Whether one of the topic's names names the page (same name_key, or equal ignoring case)."""
+    folded = {n.casefold() for n in page.names}
+    keys = {name_key(n) for n in page.names} - {""}
+    return any(a.casefold() in folded or (name_key(a) or None) in keys for a in topic)
+
+
+def title_candidates(text: str, rel: str) -> tuple[str, list[str]]:
+    """(the document's own title, every title the issue accepts): front matter `title`, first
+    H1, first heading, the file-name-derived title and the bare file stem."""
+    doc = parse_document(text, filename=rel)
+    found = [doc.title]
+    declared = doc.front_matter.get("title")
+    if isinstance(declared, str) and declared.strip():
+        found.append(declared.strip())
+    found += [s.heading for s in doc.sections if s.level == 1 and s.heading][:1]
+    found += [s.heading for s in doc.sections if s.level > 0 and s.heading][:1]
+    found += [parse_document("", filename=rel).title, Path(rel).stem]
+    return doc.title, list(dict.fromkeys(found))
+
+
+def same_title(a: str, b: str) -> bool:
+    a_key, b_key = name_key(a), name_key(b)
+    return a.strip().casefold() == b.strip().casefold() or bool(a_key and a_key == b_key)
+
+
+# ── metrics ──────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class DocResult:
+    file: str
+    words: int
+    episode: bool
+    status: str  # ingested | failed | unchanged | missing (no source page) | …
+    source_page: str | None
+    title: str | None
+    document_title: str
+    title_invented: bool | None
+    summary_cut: str | None
+    topics_expected: int
+    topics_found: list[str]  # preferred names of the expected topics that got a page
+    topics_missing: list[str]
+    topic_pages: list[str]  # topic pages citing this source
+    facts: int  # fact bullets citing this source on those pages
+    fragments: list[dict[str, str]]  # {page, text, reason}
+    facts_per_page_mean: float | None
+    facts_per_page_median: float | None
+    rich_pages: int  # pages with >= RICH_PAGE_FACTS facts citing this source
+    ingest_s: float | None
+    prefill_tokens: int | None
+    generated_tokens: int | None
+    error: str | None = None
+
+    @property
+    def recall(self) -> float | None:
+        return len(self.topics_found) / self.topics_expected if self.topics_expected else None
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return part / whole if whole else None
+
+
+def measure_document(
+    file: str,
+    text: str,
+    expected: Sequence[tuple[str, ...]],
+    vault: Vault,
+    config: Config,
+    cut: Callable[[str], str | None],
+    outcome: dict[str, Any] | None,
+) -> DocResult:
+    source = next((s for s in vault.sources if s.raw == file), None)
+    doc_title, accepted = title_candidates(text, file)
+    name = source.name if source else None
+    pages = [t for t in vault.topics if name and name in t.sources]
+    found = [topic for topic in expected if any(topic_matches(topic, p) for p in pages)]
+    counts = [len(p.facts_from(name)) for p in pages]
+    fragments = [
+        {"page": p.path, "text": f.text, "reason": f.fragment}
+        for p in pages
+        for f in p.facts_from(name)
+        if f.fragment
+    ]
+    stats = (outcome or {}).get("stats") or {}
+    seconds = (outcome or {}).get("seconds") or {}
+    status = (outcome or {}).get("status") or ("compiled" if source else "missing")
+    return DocResult(
+        file=file,
+        words=len(text.split()),
+        episode=episode_date(
+            f"raw/{file}", parse_document(text, filename=file).front_matter, config
+        )
+        is not None,
+        status=status,
+        source_page=source.path if source else None,
+        title=source.title if source else None,
+        document_title=doc_title,
+        title_invented=None
+        if source is None
+        else not any(same_title(source.title, a) for a in accepted),
+        summary_cut=cut(source.summary)
+        if source and source.summary
+        else ("empty" if source else None),
+        topics_expected=len(expected),
+        topics_found=[t[0] for t in found],
+        topics_missing=[t[0] for t in expected if t not in found],
+        topic_pages=[p.path for p in pages],
+        facts=sum(counts),
+        fragments=fragments,
+        facts_per_page_mean=round(statistics.fmean(counts), 2) if counts else None,
+        facts_per_page_median=statistics.median(counts) if counts else None,
+        rich_pages=sum(c >= RICH_PAGE_FACTS for c in counts),
+        ingest_s=round(sum(seconds.values()), 2) if seconds else None,
+        prefill_tokens=sum(int(s.get("prefill_tokens", 0)) for s in stats.values())
+        if stats
+        else None,
+        generated_tokens=sum(int(s.get("generated_tokens", 0)) for s in stats.values())
+        if stats
+        else None,
+        error=(outcome or {}).get("error"),
+    )
+
+
+def totals(
+    docs: Sequence[DocResult], vault: Vault, cut: Callable[[str], str | None]
+) -> dict[str, Any]:
+    """Numbers over `vault` (the chosen documents' part of the wiki): every topic page and fact,
+    every summary; recall over all documents (micro average) and without the episodes."""
+    facts = [f for t in vault.topics for f in t.facts]
+    counts = [len(t.facts) for t in vault.topics]
+    words = sum(d.words for d in docs)
+    expected = sum(d.topics_expected for d in docs)
+    found = sum(len(d.topics_found) for d in docs)
+    plain = [d for d in docs if not d.episode]
+    summaries = [(s.path, s.summary) for s in vault.sources] + [
+        (t.path, t.summary) for t in vault.topics
+    ]
+    cut_summaries = [
+        {"page": path, "summary": text, "reason": reason}
+        for path, text in summaries
+        if (reason := cut(text) if text else "empty")
+    ]
+    return {
+        "documents": len(docs),
+        "episodes": sum(d.episode for d in docs),
+        "words": words,
+        "source_pages": len(vault.sources),
+        "topic_pages": len(vault.topics),
+        "topic_pages_per_source": _round(_ratio(len(vault.topics), len(vault.sources))),
+        "topic_pages_per_1k_words": _round(_ratio(len(vault.topics) * 1000, words)),
+        "topics_expected": expected,
+        "topics_found": found,
+        "topic_recall": _round(_ratio(found, expected)),
+        "topic_recall_without_episodes": _round(
+            _ratio(sum(len(d.topics_found) for d in plain), sum(d.topics_expected for d in plain))
+        ),
+        "facts": len(facts),
+        "fragments": sum(1 for f in facts if f.fragment),
+        "fragment_share": _round(_ratio(sum(1 for f in facts if f.fragment), len(facts))),
+        "facts_per_page_mean": _round(statistics.fmean(counts)) if counts else None,
+        "facts_per_page_median": statistics.median(counts) if counts else None,
+        "rich_pages": sum(c >= RICH_PAGE_FACTS for c in counts),
+        "rich_page_share": _round(_ratio(sum(c >= RICH_PAGE_FACTS for c in counts), len(counts))),
+        "invented_titles": sum(1 for d in docs if d.title_invented),
+        "summaries_checked": len(summaries),
+        "cut_summaries": len(cut_summaries),
+        "cut_summary_list": cut_summaries,
+        "unreadable_pages": list(vault.unreadable),
+    }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def check_targets(total: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    checked: dict[str, dict[str, Any]] = {}
+    for key, (op, target) in TARGETS.items():
+        value = total.get(key)
+        met = None if value is None else (value <= target if op == "<=" else value >= target)
+        checked[key] = {"target": f"{op} {target:g}", "value": value, "met": met}
+    return checked
+
+
+# ── ingest in a fresh process ────────────────────────────────────────────────────────────
+
+
+def wikic_executable() -> str:
+    """The venv's wikic (next to this interpreter), else the one on PATH."""
+    here = Path(sys.executable).parent / "wikic"
+    found = str(here) if here.exists() else shutil.which("wikic")
+    if not found:
+        raise BenchError("no `wikic` executable next to this Python or on PATH")
+    return found
+
+
+def prepare_wiki(root: Path, corpus: Path, files: Sequence[str]) -> None:
+    """`wikic init` in `root`, then the chosen documents copied into raw/."""
+    done = subprocess.run(
+        [wikic_executable(), "init", str(root), "--json"], capture_output=True, text=True
+    )
+    if done.returncode:
+        raise BenchError(f"wikic init failed: {done.stderr.strip() or done.stdout.strip()}")
+    for name in files:
+        shutil.copy2(corpus / name, root / "raw" / name)
+
+
+def run_ingest(root: Path, model: str | None) -> tuple[dict[str, Any], float, list[str]]:
+    """(the ingest's JSON report, wall seconds, the command) — progress lines pass through to
+    stderr; stdout goes to a file so a long report cannot block the pipe."""
+    command = [wikic_executable(), "ingest", "--all", "--json"]
+    if model:
+        command += ["--model", model]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=root, stdout=out, env=dict(os.environ))
+        wall = time.perf_counter() - start
+        out.seek(0)
+        text = out.read()
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        raise BenchError(
+            f"`{shlex.join(command)}` exited {done.returncode} without a JSON report: "
+            f"{text.strip()[-500:] or '(no output)'}"
+        ) from None
+    return report, wall, command
+
+
+def source_tokens(
+    config: Config, model: str | None, texts: Iterable[str]
+) -> tuple[int | None, str | None]:
+    """(tokens of the raw documents under the extract model's tokenizer, or why not)."""
+    try:
+        from tokenizers import Tokenizer
+
+        from wikic.llm.models.resolve import resolve_model
+
+        resolved = resolve_model(model or config.model_for("extract"), config)
+        tokenizer = Tokenizer.from_file(str(resolved.path / "tokenizer.json"))
+    except Exception as exc:  # any failure only costs this one ratio
+        return None, f"prefill ratio: no tokenizer ({type(exc).__name__}: {exc})"
+    return sum(len(tokenizer.encode(t, add_special_tokens=False).ids) for t in texts), None
+
+
+# ── QA through bench_quality ─────────────────────────────────────────────────────────────
+
+
+def qa_ids(qa_path: Path, stems: set[str], limit: int | None) -> list[str]:
+    """The corpus questions the chosen documents can answer (every source chosen), plus the
+    unanswerable ones, in file order."""
+    data = yaml.safe_load(qa_path.read_text(encoding="utf-8")) or []
+    ids = [
+        str(q["id"]) for q in data if isinstance(q, dict) and set(q.get("sources") or ()) <= stems
+    ]
+    return ids[:limit] if limit else ids
+
+
+def run_qa(
+    root: Path, qa_path: Path, ids: Sequence[str], model: str | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """(bench_quality's summary, or why QA was left out)."""
+    if not ids:
+        return None, "QA: no question of the QA set is answerable from the chosen documents"
+    python = sys.executable
+    helped = subprocess.run([python, str(BENCH_QUALITY), "--help"], capture_output=True, text=True)
+    usage = helped.stdout
+    if helped.returncode or "--qa" not in usage:
+        tail = (helped.stderr.strip().splitlines() or ["no --qa option"])[-1]
+        return None, f"QA: scripts/bench_quality.py cannot run with --qa ({tail})"
+    if "--repo" in usage:
+        where = ["--repo", str(root)]
+    elif "--wiki" in usage and "--raw" in usage:
+        where = ["--wiki", str(root / "wiki"), "--raw", str(root / "raw")]
+    else:
+        return None, "QA: scripts/bench_quality.py has neither --repo nor --wiki/--raw"
+    command = [
+        python,
+        str(BENCH_QUALITY),
+        *where,
+        "--qa",
+        str(qa_path),
+        "--only",
+        ",".join(ids),
+        "--json",
+    ]
+    if model:
+        command += ["--model", model]
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        done = subprocess.run(command, stdout=out, env=dict(os.environ))
+        out.seek(0)
+        text = out.read()
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        return (
+            None,
+            f"QA: bench_quality exited {done.returncode} without JSON: {text.strip()[-300:]}",
+        )
+    return {
+        "command": shlex.join(command),
+        "setup": report.get("setup"),
+        "summary": report.get("summary"),
+    }, None
+
+
+# ── report ───────────────────────────────────────────────────────────────────────────────
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.0f}%"
+
+
+def _num(value: float | None, fmt: str = "{:.1f}") -> str:
+    return "–" if value is None else fmt.format(value)
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    lines = [
+        "| document | words | recall | topic pages | facts | fragments | facts/page (mean · median) "
+        f"| ≥{RICH_PAGE_FACTS} facts | title | summary | s/1k words |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for d in result["documents"]:
+        recall = f"{len(d['topics_found'])}/{d['topics_expected']}"
+        title = (
+            "–" if d["title_invented"] is None else ("invented" if d["title_invented"] else "ok")
+        )
+        summary = "–" if d["source_page"] is None else (d["summary_cut"] or "ok")
+        per_k = (
+            _ratio((d["ingest_s"] or 0) * 1000, d["words"]) if d["ingest_s"] is not None else None
+        )
+        name = (
+            d["file"]
+            + (" (episode)" if d["episode"] else "")
+            + ("" if d["source_page"] else f" [{d['status']}]")
+        )
+        lines.append(
+            f"| {name} | {d['words']} | {recall} | {len(d['topic_pages'])} | {d['facts']} "
+            f"| {len(d['fragments'])} | {_num(d['facts_per_page_mean'])} · "
+            f"{_num(d['facts_per_page_median'], '{:g}')} | {d['rich_pages']} | {title} | {summary} "
+            f"| {_num(per_k, '{:.0f}')} |"
+        )
+    t = result["totals"]
+    lines.append(
+        f"| **total** | {t['words']} | {t['topics_found']}/{t['topics_expected']} "
+        f"| {t['topic_pages']} | {t['facts']} | {t['fragments']} "
+        f"| {_num(t['facts_per_page_mean'])} · {_num(t['facts_per_page_median'], '{:g}')} "
+        f"| {t['rich_pages']} | {t['invented_titles']} invented | {t['cut_summaries']} cut "
+        f"| {_num(result['ingest'].get('s_per_1k_words'), '{:.0f}')} |"
+    )
+    lines += ["", "| metric | value | target | met |", "|---|---|---|---|"]
+    for key, check in result["targets"].items():
+        value = check["value"]
+        shown = _pct(value) if isinstance(value, float) else ("–" if value is None else str(value))
+        met = "–" if check["met"] is None else ("yes" if check["met"] else "**no**")
+        lines.append(f"| {TARGET_LABELS[key]} | {shown} | {check['target']} | {met} |")
+    ingest = result["ingest"]
+    extra = [
+        ("topic recall without episodes", _pct(t["topic_recall_without_episodes"])),
+        ("topic pages per source", _num(t["topic_pages_per_source"])),
+        ("topic pages per 1,000 words", _num(t["topic_pages_per_1k_words"])),
+        ("ingest wall s (process, model load included)", _num(ingest.get("wall_s"))),
+        ("seconds per 1,000 words", _num(ingest.get("s_per_1k_words"))),
+        ("prefilled tokens / source tokens", _num(ingest.get("prefill_ratio"), "{:.2f}")),
+        ("decode tok/s", _num(ingest.get("decode_tok_s"))),
+    ]
+    qa = result.get("qa")
+    if qa and qa.get("summary"):
+        for system, s in qa["summary"].items():
+            extra.append(
+                (
+                    f"QA accuracy, {system}",
+                    f"{s.get('correct')}/{s.get('questions')} ({_pct(s.get('accuracy'))})",
+                )
+            )
+    lines += [f"| {label} | {value} | | |" for label, value in extra]
+    if result["skipped"]:
+        lines += ["", *(f"- skipped: {s}" for s in result["skipped"])]
+    return "\n".join(lines) + "\n"
+
+
+# ── command line ─────────────────────────────────────────────────────────────────────────
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--corpus", type=Path, default=CORPUS, help="corpus folder (expected.yaml, qa.yaml)"
+    )
+    p.add_argument("--files", help="comma-separated document names of the corpus (default: all)")
+    p.add_argument("--limit", type=int, help="the first N documents of expected.yaml")
+    p.add_argument("--model", help="model for every role of the ingest (and of --qa)")
+    p.add_argument(
+        "--wiki", type=Path, help="measure this compiled wiki (its root) instead of ingesting"
+    )
+    p.add_argument(
+        "--keep", type=Path, metavar="DIR", help="compile into DIR (must not exist) and keep it"
+    )
+    p.add_argument(
+        "--qa", action="store_true", help="also run bench_quality on the corpus questions"
+    )
+    p.add_argument("--qa-limit", type=int, metavar="N", help="ask at most N of those questions")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help=f"JSON file (default {DEFAULT_OUT.relative_to(REPO)})",
+    )
+    args = p.parse_args(argv)
+    for opt in ("limit", "qa_limit"):
+        if getattr(args, opt) is not None and getattr(args, opt) < 1:
+            p.error(f"--{opt.replace('_', '-')} must be at least 1")
+    return args
+
+
+def choose_files(args: argparse.Namespace, expected: dict[str, Any]) -> list[str]:
+    if args.files and args.limit:
+        raise BenchError("--files and --limit disagree: use one of them")
+    if args.files:
+        chosen = [f.strip() for f in args.files.split(",") if f.strip()]
+        unknown = [f for f in chosen if f not in expected]
+        if unknown or not chosen:
+            raise BenchError(f"unknown documents {unknown}; the corpus has: {', '.join(expected)}")
+        return list(dict.fromkeys(chosen))
+    names = list(expected)
+    return names[: args.limit] if args.limit else names
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse(argv)
+    try:
+        given = list(argv if argv is not None else sys.argv[1:])
+        result = run(args, ["scripts/bench_compile.py", *given])
+    except BenchError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text + "\n", encoding="utf-8")
+    print(text if args.json else render_markdown(result), end="\n" if args.json else "")
+    return 0
+
+
+def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]:
+    corpus = args.corpus.resolve()
+    expected = load_expected(corpus / "expected.yaml")
+    skipped: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="wikic-bench-compile-") as tmp:
+        ingest: dict[str, Any] = {}
+        outcomes: dict[str, dict[str, Any]] = {}
+        if args.wiki:
+            root = args.wiki.resolve()
+            if not (root / "wiki").is_dir() or not (root / "raw").is_dir():
+                raise BenchError(f"{root} is not a wiki root (no wiki/ and raw/)")
+            present = {p.relative_to(root / "raw").as_posix() for p in (root / "raw").rglob("*.md")}
+            files = [f for f in choose_files(args, expected) if f in present]
+            if not files:
+                raise BenchError(f"{root / 'raw'} holds none of the chosen corpus documents")
+            skipped.append("ingest: measured an already compiled wiki (--wiki), no timing")
+        else:
+            files = choose_files(args, expected)
+            if args.keep and args.keep.exists():
+                raise BenchError(f"{args.keep} exists: --keep needs a new folder")
+            root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
+            prepare_wiki(root, corpus, files)
+            report, wall, command = run_ingest(root, args.model)
+            outcomes = {
+                str(o.get("raw", "")).removeprefix("raw/"): o for o in report.get("sources", [])
+            }
+            ingest = {
+                "command": shlex.join(command),
+                "wall_s": round(wall, 1),
+                "exit_ok": not any(o.get("status") == "failed" for o in outcomes.values()),
+                "stats": report.get("stats"),
+            }
+        config = load_config(root / "wikic.yaml")
+        is_fragment, cut, checker = prose_checkers()
+        if checker.startswith("local"):
+            skipped.append(
+                "wikic.vault.prose_checks not importable: fragment/summary checks are the local fallback"
+            )
+        vault = read_vault(root / "wiki", is_fragment)
+        texts = {f: (root / "raw" / f).read_text(encoding="utf-8") for f in files}
+        docs = [
+            measure_document(f, texts[f], expected[f], vault, config, cut, outcomes.get(f))
+            for f in files
+        ]
+        total = totals(docs, restrict(vault, files), cut)
+        if ingest:
+            stats = ingest.get("stats") or {}
+            seconds = sum(d.ingest_s or 0 for d in docs)
+            ingest["source_s"] = round(seconds, 1)
+            ingest["s_per_1k_words"] = _round(_ratio(ingest["wall_s"] * 1000, total["words"]), 1)
+            ingest["source_s_per_1k_words"] = _round(_ratio(seconds * 1000, total["words"]), 1)
+            tokens, why = source_tokens(config, args.model, texts.values())
+            if why:
+                skipped.append(why)
+            ingest["source_tokens"] = tokens
+            prefill = stats.get("prefill_tokens")
+            ingest["prefill_ratio"] = (
+                _round(_ratio(prefill, tokens), 3) if prefill is not None and tokens else None
+            )
+            decode = stats.get("decode_s")
+            ingest["decode_tok_s"] = (
+                _round(_ratio(stats.get("generated_tokens", 0), decode), 2) if decode else None
+            )
+            if ingest["prefill_ratio"] is None and not why:
+                skipped.append("prefill ratio: the ingest JSON reports no prefill tokens")
+            if ingest["decode_tok_s"] is None:
+                skipped.append("decode tok/s: the ingest JSON reports no decode time")
+        qa = None
+        if args.qa:
+            ids = qa_ids(corpus / "qa.yaml", {Path(f).stem for f in files}, args.qa_limit)
+            qa, why = run_qa(root, corpus / "qa.yaml", ids, args.model)
+            if why:
+                skipped.append(why)
+        else:
+            skipped.append("QA: not asked (pass --qa)")
+    return {
+        "command": shlex.join(command_line),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "model": args.model or config.model_for("extract"),
+        "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
+        "fragment_check": checker,
+        "files": files,
+        "ingest": ingest,
+        "totals": total,
+        "targets": check_targets(total),
+        "qa": qa,
+        "documents": [{**asdict(d), "recall": _round(d.recall)} for d in docs],
+        "skipped": skipped,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""scripts/bench_compile.py on a compiled wiki built by hand: recall, fragments, facts per page,
+invented titles, cut summaries, the targets and the JSON it writes; no model is run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from wikic.vault.pages import Page, render_page
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_compile", REPO / "scripts/bench_compile.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_compile"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+bc = _load_script()
+
+DOC_A = """# Alpha Guide
+
+Alpha is a tool that compiles notes. The beta tool checks them.
+
+Some important options are:
+
+- `--fast`: skip the checks.
+"""
+EPISODE = """## Standup
+
+We talked about gamma today.
+"""
+EXPECTED = """
+- file: doc-a.md
+  topics:
+    - [Alpha, A]
+    - [Beta tool, beta]
+    - [Gamma]
+- file: 2024-01-05-notes.md
+  topics:
+    - [Delta]
+"""
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _page(root: Path, path: str, body: str, **props: Any) -> None:
+    _write(root / "wiki" / path, render_page(Page(path, props, body)))
+
+
+def _facts(*lines: str) -> str:
+    return "## Facts\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def compiled_wiki(root: Path) -> tuple[Path, Path]:
+    """(wiki root, corpus folder): two documents, one an episode whose source page got a title
+    from the prompt and a cut summary; topic pages for Alpha (3 facts, one a fragment), Beta
+    (cited only by its fact) and Gamma (which cites the episode, not doc-a)."""
+    corpus = root / "corpus"
+    _write(corpus / "expected.yaml", EXPECTED)
+    _write(corpus / "doc-a.md", DOC_A)
+    _write(corpus / "2024-01-05-notes.md", EPISODE)
+    wiki = root / "wiki-root"
+    _write(wiki / "raw/doc-a.md", DOC_A)
+    _write(wiki / "raw/2024-01-05-notes.md", EPISODE)
+    _write(wiki / "wikic.yaml", "{}\n")
+    _page(wiki, "index.md", "# Index\n")
+    _page(
+        wiki,
+        "sources/doc-a.md",
+        "# Alpha guide\n",
+        type="source",
+        title="Alpha guide",
+        summary="Alpha compiles notes; the beta tool checks them.",
+        raw="raw/doc-a.md",
+    )
+    _page(
+        wiki,
+        "sources/notes.md",
+        "# x\n",
+        type="source",
+        title="The source document to be compiled into the wiki is data",
+        summary="It covers the",
+        raw="raw/2024-01-05-notes.md",
+    )
+    _page(
+        wiki,
+        "concepts/alpha.md",
+        "# Alpha\n\nA tool.\n\n"
+        + _facts(
+            "Alpha is a tool that compiles notes. [[sources/doc-a#^p1]] ^f-1",
+            "Some important options are: [[sources/doc-a#^p2]] ^f-2",
+            "The `--fast` option of Alpha skips the checks. [[sources/doc-a#^p3]] ^f-3",
+        ),
+        type="concept",
+        title="Alpha",
+        summary="Alpha is a tool that compiles notes.",
+        sources=["[[sources/doc-a]]"],
+    )
+    _page(
+        wiki,
+        "entities/beta-tools.md",
+        "# The Beta Tools\n\n"
+        + _facts("The beta tool checks the notes that Alpha compiles. [[sources/doc-a#^p1]]"),
+        type="entity",
+        title="The Beta Tools",
+        summary="The beta tool checks notes.",
+    )
+    _page(
+        wiki,
+        "concepts/gamma.md",
+        "# Gamma\n\n"
+        + _facts(
+            "The team talked about gamma at the standup. [[sources/notes#^p1]]",
+            "Gamma came up again in the same standup meeting. [[sources/notes#^p1]]",
+        ),
+        type="concept",
+        title="Gamma",
+        summary="Gamma came up at a standup.",
+        sources=["[[sources/notes]]"],
+    )
+    return wiki, corpus
+
+
+def test_metrics_of_a_hand_built_wiki(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wiki, corpus = compiled_wiki(tmp_path)
+    out = tmp_path / "out.json"
+    argv = ["--wiki", str(wiki), "--corpus", str(corpus), "--json", "--out", str(out)]
+    assert bc.main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert json.loads(out.read_text(encoding="utf-8")) == result
+    docs = {d["file"]: d for d in result["documents"]}
+    a, notes = docs["doc-a.md"], docs["2024-01-05-notes.md"]
+    # Alpha by its title, Beta through name_key ("The Beta Tools" ~ "Beta tool") and cited only
+    # by a fact; Gamma has a page, but it does not cite doc-a
+    assert a["topics_found"] == ["Alpha", "Beta tool"] and a["topics_missing"] == ["Gamma"]
+    assert a["recall"] == 0.6667
+    assert a["topic_pages"] == ["concepts/alpha.md", "entities/beta-tools.md"]
+    assert (a["facts"], a["rich_pages"]) == (4, 1)
+    assert (a["facts_per_page_mean"], a["facts_per_page_median"]) == (2.0, 2.0)
+    assert [f["text"] for f in a["fragments"]] == [
+        "Some important options are: [[sources/doc-a#^p2]]"
+    ]
+    assert a["title_invented"] is False and a["summary_cut"] is None and not a["episode"]
+    assert notes["episode"] and notes["title_invented"] is True
+    assert notes["document_title"] == "Standup" and notes["summary_cut"]
+    assert notes["topic_pages"] == ["concepts/gamma.md"] and notes["topics_missing"] == ["Delta"]
+    t = result["totals"]
+    assert (t["documents"], t["episodes"], t["source_pages"], t["topic_pages"]) == (2, 1, 2, 3)
+    assert (t["topics_found"], t["topics_expected"]) == (2, 4)
+    assert (t["topic_recall"], t["topic_recall_without_episodes"]) == (0.5, 0.6667)
+    assert (t["facts"], t["fragments"], t["fragment_share"]) == (6, 1, 0.1667)
+    assert (t["facts_per_page_mean"], t["facts_per_page_median"]) == (2.0, 2)
+    assert (t["rich_pages"], t["rich_page_share"]) == (1, 0.3333)
+    assert t["topic_pages_per_source"] == 1.5
+    assert t["invented_titles"] == 1
+    assert t["summaries_checked"] == 5 and t["cut_summaries"] == 1
+    assert t["cut_summary_list"][0]["page"] == "sources/notes.md"
+    assert all(check["met"] is False for check in result["targets"].values())
+    assert result["ingest"] == {} and result["qa"] is None
+    assert any("no timing" in s for s in result["skipped"])
+    assert any("QA: not asked" in s for s in result["skipped"])
+    assert result["command"].startswith("scripts/bench_compile.py --wiki")
+
+
+def test_the_markdown_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wiki, corpus = compiled_wiki(tmp_path)
+    argv = ["--wiki", str(wiki), "--corpus", str(corpus), "--out", str(tmp_path / "o.json")]
+    assert bc.main([*argv, "--files", "doc-a.md"]) == 0
+    text = capsys.readouterr().out
+    assert "| doc-a.md | 24 | 2/3 | 2 | 4 | 1 | 2.0 · 2 | 1 | ok | ok | – |" in text
+    # totals cover only what doc-a fed: not Gamma's page or the episode's cut summary
+    assert "| **total** | 24 | 2/3 | 2 | 4 | 1 | 2.0 · 2 | 1 | 0 invented | 0 cut | – |" in text
+    assert "| fragment share | 25% | <= 0.03 | **no** |" in text
+    assert "| topic recall | 67% | >= 0.75 | **no** |" in text
+    assert "| invented source titles | 0 | <= 0 | yes |" in text
+    assert "2024-01-05" not in text.split("| metric |")[0]  # only the chosen document
+
+
+def test_targets_met_and_missed() -> None:
+    good = {
+        "fragment_share": 0.03,
+        "topic_recall": 0.8,
+        "rich_page_share": 0.6,
+        "invented_titles": 0,
+        "cut_summaries": 0,
+    }
+    assert all(c["met"] for c in bc.check_targets(good).values())
+    bad = bc.check_targets({**good, "fragment_share": 0.031, "topic_recall": None})
+    assert bad["fragment_share"]["met"] is False and bad["topic_recall"]["met"] is None
+
+
+def test_accepted_titles_and_topic_names() -> None:
+    own, accepted = bc.title_candidates("---\ntitle: Declared\n---\n# Head\n", "2024-01-05-x.md")
+    assert own == "Declared" and {"Declared", "Head", "2024-01-05 x"} <= set(accepted)
+    assert bc.same_title("alpha-guide", "Alpha Guide") and not bc.same_title("Alpha", "Beta")
+    page = bc.TopicPage("c/x.md", "KV caches", ("KV caches", "-ngl"), frozenset(), (), "")
+    assert bc.topic_matches(("kv cache",), page)  # name_key: plural and case
+    assert bc.topic_matches(("--n-gpu-layers", "-NGL"), page)
+    assert not bc.topic_matches(("cache",), page)
+
+
+def test_the_local_fallback_checks() -> None:
+    check = bc.fallback_fragment_reason
+    assert check("Alpha is a tool that compiles notes. [[sources/a#^p1]]") is None
+    assert check("Some important options are: [[sources/a#^p2]]")
+    assert check("Uses AWQ[^1] for weights.")
+    assert check("- [Fine-tune](#fine-tune)")
+    assert check("Too short.")
+    assert check("Distilled Weight Quantization (DWQ)")
+    assert bc.fallback_cut_reason("It covers the") and bc.fallback_cut_reason("") is None
+
+
+def test_bad_invocations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    wiki, corpus = compiled_wiki(tmp_path)
+    base = ["--wiki", str(wiki), "--corpus", str(corpus), "--out", str(tmp_path / "o.json")]
+    assert bc.main([*base, "--files", "nope.md"]) == 2
+    assert "unknown documents ['nope.md']" in capsys.readouterr().err
+    assert bc.main([*base, "--files", "doc-a.md", "--limit", "1"]) == 2
+    assert "disagree" in capsys.readouterr().err
+    assert bc.main(["--wiki", str(tmp_path), "--corpus", str(corpus)]) == 2
+    assert "not a wiki root" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_prepare_wiki_copies_only_the_chosen_documents(tmp_path: Path) -> None:
+    _, corpus = compiled_wiki(tmp_path)
+    root = tmp_path / "fresh"
+    bc.prepare_wiki(root, corpus, ["doc-a.md"])
+    assert (root / "wikic.yaml").is_file() and (root / "wiki/index.md").is_file()
+    assert sorted(p.name for p in (root / "raw").iterdir()) == ["doc-a.md"]
+
+
+def test_qa_questions_follow_the_chosen_documents() -> None:
+    qa = REPO / "scripts/data/corpus/qa.yaml"
+    ids = bc.qa_ids(qa, {"llama-bench", "llama-cpp-token-generation-tips"}, None)
+    assert "x-gpu-offload" in ids and "un-bench-rocm" in ids  # two sources; unanswerable
+    assert "ollama-port" not in ids
+    assert bc.qa_ids(qa, set(), 1) == ["un-bench-rocm"]
+
+
+def test_help_and_the_shipped_corpus() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts/bench_compile.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--wiki" in done.stdout and "--qa" in done.stdout
+    expected = bc.load_expected(REPO / "scripts/data/corpus/expected.yaml")
+    assert len(expected) == 14
+    assert all((REPO / "scripts/data/corpus" / name).is_file() for name in expected)
