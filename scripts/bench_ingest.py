@@ -1,85 +1,125 @@
-"""Benchmark `wikic ingest` end to end on one source with a real model.
+"""Benchmark `wikic ingest` end to end with a real model, every run in a fresh process.
 
-Creates a fresh wiki in a temp dir, ingests the source (default: a ~2,000-word article in
-scripts/data/) and reports wall time and prompt / cached / prefilled / generated tokens per stage.
-`--twice` ingests it again with --force, which shows what the on-disk prefix cache saves.
+For each batch size asked for (`--batch 8,1`), on the same sources:
+  cold  a fresh wiki, an empty prefix cache: model load, every prefill, every decode;
+  warm  another fresh wiki (so ingest makes exactly the same calls and writes the same pages)
+        whose prefix cache is a copy of the cold run's: what the on-disk cache saves.
+Nothing is skipped in the warm run: it extracts and writes every page again; only prompt
+prefixes already on disk are not prefilled again. Reported per run: wall time (the process, model
+load included), tokens per stage, prefilled ÷ source tokens, aggregate decode tok/s, batch sizes.
 
-    .venv/bin/python scripts/bench_ingest.py                    # default model
-    .venv/bin/python scripts/bench_ingest.py --model smollm2-135m --json
+    .venv/bin/python scripts/bench_ingest.py                      # default model, batch 8 and 1
+    .venv/bin/python scripts/bench_ingest.py --source scripts/data/corpus/cpython-qsbr.md --json
+
+Writes its JSON to scripts/results/bench_ingest.json (or --out).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from wikic.config import Config
-from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
-from wikic.init import init_wiki
-from wikic.llm.factory import make_backend
-from wikic.paths import WikiPaths, open_paths
 
-DEFAULT_SOURCE = Path(__file__).parent / "data" / "cpu-inference-article.md"
-FIELDS = (
-    "calls",
-    "prompt_tokens",
-    "cached_tokens",
-    "prefill_tokens",
-    "generated_tokens",
-    "forced_tokens",
-)
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SOURCE = ROOT / "scripts" / "data" / "cpu-inference-article.md"
+DEFAULT_OUT = ROOT / "scripts" / "results" / "bench_ingest.json"
+FIELDS = ("calls", "prompt_tokens", "cached_tokens", "prefill_tokens", "generated_tokens")
 
 
-def run_once(
-    paths: WikiPaths, model: str, *, force: bool, quiet: bool
-) -> tuple[IngestReport, float]:
+def worker(wiki: Path, model: str) -> int:
+    """One ingest of everything new in `wiki`, in this process; prints a JSON line."""
+    from wikic.ingest.pipeline import IngestRequest, ingest
+    from wikic.llm.factory import make_backend
+    from wikic.paths import open_paths
+    from wikic.vault.sources import load_source
+
+    paths = open_paths(wiki)
     config = paths.config.model_copy(update={"model": model})
+    backends: dict[str, object] = {}
 
-    def progress(e: ProgressEvent) -> None:
-        if not quiet:
-            print(
-                f"  [{time.strftime('%H:%M:%S')}] {e.stage} {e.detail}", file=sys.stderr, flush=True
-            )
+    def backend(role: str):
+        if role not in backends:
+            backends[role] = make_backend(config, role, cache_dir=paths.kv_cache)
+        return backends[role]
 
     start = time.perf_counter()
     report = ingest(
         paths,
-        IngestRequest(all_new=True, force=force),
-        extract_backend=lambda: make_backend(config, "extract", cache_dir=paths.kv_cache),
-        write_backend=lambda: make_backend(config, "write", cache_dir=paths.kv_cache),
-        progress=progress,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: backend("extract"),
+        write_backend=lambda: backend("write"),
     )
-    return report, time.perf_counter() - start
+    wall = time.perf_counter() - start
+    counter = backend("extract")
+    source_tokens = sum(
+        counter.count_tokens(load_source(paths, o.raw, max_bytes=10**8).text)  # type: ignore[attr-defined]
+        for o in report.outcomes
+    )
+    stages: dict[str, dict[str, float]] = {}
+    for o in report.outcomes:
+        for stage, stats in o.stats.items():
+            acc = stages.setdefault(stage, {})
+            for k, v in stats.to_dict().items():
+                acc[k] = acc.get(k, 0) + v
+    out = {
+        "ingest_s": round(wall, 2),
+        "status": [o.status for o in report.outcomes],
+        "pages_created": sum(len(o.created) for o in report.outcomes),
+        "source_tokens": source_tokens,
+        "stages": stages,
+    }
+    print(json.dumps(out))
+    return 0 if all(s == "ingested" for s in out["status"]) else 1
 
 
-def rows(report: IngestReport, wall: float, label: str) -> list[dict[str, object]]:
-    (outcome,) = report.outcomes
-    out = []
-    for stage, stats in outcome.stats.items():
-        d = stats.to_dict()
-        row: dict[str, object] = {"run": label, "stage": stage, **{k: d[k] for k in FIELDS}}
-        row.update(
-            prefill_s=round(float(d["prefill_s"]), 2),
-            decode_s=round(float(d["decode_s"]), 2),
-            wall_s=outcome.seconds.get(stage, 0.0),
-        )
-        out.append(row)
-    out.append(
-        {
-            "run": label,
-            "stage": "total",
-            "wall_s": round(wall, 2),
-            "status": outcome.status,
-            "pages_created": len(outcome.created),
-            "pages_updated": len(outcome.updated),
-        }
+def fresh_wiki(sources: list[Path], batch: int) -> Path:
+    base = Path(tempfile.mkdtemp(prefix="wikic-bench-ingest-"))
+    subprocess.run(
+        [sys.executable, "-m", "wikic", "init", str(base)], check=True, capture_output=True
     )
-    return out
+    cfg = base / "wikic.yaml"
+    text = cfg.read_text(encoding="utf-8")
+    cfg.write_text(text.replace("batch_size: 8 ", f"batch_size: {batch} "), encoding="utf-8")
+    for s in sources:
+        shutil.copy(s, base / "raw" / s.name)
+    return base
+
+
+def run(wiki: Path, model: str) -> dict[str, object]:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", str(wiki), "--model", model],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+    )
+    wall = time.perf_counter() - start
+    if proc.returncode != 0 and not proc.stdout.strip():
+        raise SystemExit(f"worker failed:\n{proc.stderr[-3000:]}")
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["process_s"] = round(wall, 2)
+    return summarise(result)
+
+
+def summarise(r: dict[str, object]) -> dict[str, object]:
+    stages: dict[str, dict[str, float]] = r["stages"]  # type: ignore[assignment]
+    total = {k: sum(s.get(k, 0) for s in stages.values()) for k in (*FIELDS, "decode_s")}
+    src = int(r["source_tokens"])  # type: ignore[call-overload]
+    r["prefilled_per_source_token"] = round(total["prefill_tokens"] / src, 2) if src else None
+    r["decode_tok_s"] = (
+        round(total["generated_tokens"] / total["decode_s"], 2) if total["decode_s"] else None
+    )
+    r["total"] = {k: round(v, 2) for k, v in total.items()}
+    return r
 
 
 def main() -> int:
@@ -87,42 +127,64 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default=Config().model)
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    parser.add_argument(
-        "--twice", action="store_true", help="ingest again with --force (warm cache)"
-    )
-    parser.add_argument("--keep", type=Path, help="build the wiki here and keep it")
+    parser.add_argument("--source", type=Path, action="append", help="repeatable")
+    parser.add_argument("--batch", default="8,1", help="batch sizes to compare (default 8,1)")
+    parser.add_argument("--no-warm", action="store_true", help="skip the warm runs")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return worker(args.worker, args.model)
 
-    base = args.keep or Path(tempfile.mkdtemp(prefix="wikic-bench-ingest-"))
-    init_wiki(base)
-    paths = open_paths(base)
-    shutil.copy(args.source, paths.raw / args.source.name)
-    words = len(args.source.read_text(encoding="utf-8").split())
-    table = []
-    report, wall = run_once(paths, args.model, force=False, quiet=args.json)
-    table += rows(report, wall, "cold")
-    if args.twice:
-        report, wall = run_once(paths, args.model, force=True, quiet=args.json)
-        table += rows(report, wall, "warm (--force)")
+    sources = args.source or [DEFAULT_SOURCE]
+    words = sum(len(s.read_text(encoding="utf-8").split()) for s in sources)
+    runs = []
+    for batch in (int(b) for b in args.batch.split(",")):
+        cold_wiki = fresh_wiki(sources, batch)
+        cold = run(cold_wiki, args.model)
+        runs.append({"batch": batch, "run": "cold", **cold})
+        if not args.no_warm:
+            warm_wiki = fresh_wiki(sources, batch)
+            shutil.copytree(cold_wiki / ".wikic" / "kv", warm_wiki / ".wikic" / "kv")
+            runs.append({"batch": batch, "run": "warm", **run(warm_wiki, args.model)})
+            shutil.rmtree(warm_wiki, ignore_errors=True)
+        shutil.rmtree(cold_wiki, ignore_errors=True)
+    for r in runs:
+        r["s_per_1000_words"] = round(float(r["process_s"]) * 1000 / words, 1)
+    result = {
+        "command": " ".join(["scripts/bench_ingest.py", *sys.argv[1:]]),
+        "date": dt.date.today().isoformat(),
+        "model": args.model,
+        "sources": [
+            str(s.relative_to(ROOT)) if s.is_relative_to(ROOT) else str(s) for s in sources
+        ],
+        "words": words,
+        "skipped": "nothing: warm runs redo every call on a fresh wiki with a copied KV cache",
+        "runs": runs,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if args.json:
-        print(
-            json.dumps(
-                {"model": args.model, "source": str(args.source), "words": words, "rows": table},
-                indent=2,
-            )
-        )
-    else:
-        print(f"model {args.model}, source {args.source.name} ({words} words), wiki {base}\n")
-        cols = ["run", "stage", *FIELDS, "prefill_s", "decode_s", "wall_s"]
-        print("| " + " | ".join(cols) + " |")
-        print("|" + "---|" * len(cols))
-        for r in table:
-            print("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |")
-    if not args.keep:
-        shutil.rmtree(base, ignore_errors=True)
-    return 0 if report.outcomes and report.outcomes[0].status == "ingested" else 1
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"model {args.model}, {len(sources)} source(s), {words} words → {args.out}\n")
+    cols = [
+        "batch",
+        "run",
+        "process_s",
+        "s_per_1000_words",
+        "prefilled_per_source_token",
+        "decode_tok_s",
+        "pages_created",
+    ]
+    print("| " + " | ".join(cols) + " | prefill / cached / generated tokens |")
+    print("|" + "---|" * (len(cols) + 1))
+    for r in runs:
+        t = r["total"]
+        toks = f"{t['prefill_tokens']:.0f} / {t['cached_tokens']:.0f} / {t['generated_tokens']:.0f}"  # type: ignore[index]
+        print("| " + " | ".join(str(r.get(c, "")) for c in cols) + f" | {toks} |")
+    return 0
 
 
 if __name__ == "__main__":
