@@ -444,3 +444,18 @@ def test_a_pattern_of_earlier_weeks_keeps_collecting_episodes(wiki) -> None:
     assert body.count("2026-04-01: The CI build failed") == 1  # W14's lines untouched
     assert "[[concepts/port-8080#Evidence|" in page(wiki, "wiki/sources/2026-04-07-log.md").body
     assert lint_problems(wiki) == []
+
+
+def test_two_terms_with_the_same_evidence_are_one_pattern(wiki) -> None:
+    twin = ScriptedPattern("integration tests", "Integration tests share port 8080 in CI.")
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN, twin]))
+    (pattern,) = report.outcomes[0].patterns
+    assert pattern["name"] == "port 8080" and len(pattern["episodes"]) == 3  # type: ignore[arg-type]
+    assert report.outcomes[0].created == ["concepts/port-8080.md"]
+
+
+def test_a_digest_sentence_cites_only_the_blocks_it_draws_on(wiki) -> None:
+    script = ConsolidateScript([("Lunch with Ana about the offsite agenda.", ("Lunch", "Dentist"))])
+    run(wiki, script)
+    digest = page(wiki, "wiki/digests/2026-W14.md").body
+    assert "Lunch with Ana about the offsite agenda. [[sources/2026-04-01-log#^p2]]\n" in digest

@@ -159,7 +159,7 @@ def digest_sentences(
     out = []
     for sentence in split_sentences(" ".join(text.split())) or [text]:
         if grounded(sentence, reference):
-            out.append(DigestSentence(sentence, cites))
+            out.append(DigestSentence(sentence, contributing(sentence, cites)))
             continue
         best = max(batch, key=lambda c: overlap(sentence, c.block.text), default=None)
         if best is not None and grounded(sentence, best.block.text):
@@ -169,6 +169,13 @@ def digest_sentences(
         first = cites[0]
         out.append(DigestSentence(first_sentence(first.block), (first,), verbatim=True))
     return out
+
+
+def contributing(sentence: str, cites: Sequence[Cite]) -> tuple[Cite, ...]:
+    """The cited blocks a sentence draws words from (two or more shared content words), else
+    the one it shares most with: a citation must point at what the sentence says."""
+    kept = tuple(c for c in cites if overlap(sentence, c.block.text) >= 2)
+    return kept or (max(cites, key=lambda c: overlap(sentence, c.block.text)),)
 
 
 def first_sentence(block: EpisodeBlock) -> str:
@@ -197,8 +204,13 @@ def make_change(a: Cite, b: Cite, how: str) -> Change | None:
     return Change(before, after, how if ok else None)
 
 
+def _blocks(p: Pattern) -> set[tuple[str, str]]:
+    return {(c.episode.page, c.block.id) for c in p.cites}
+
+
 def merge(patterns: Sequence[Pattern]) -> list[Pattern]:
-    """Patterns of one period merged across batches: same target section, or same name."""
+    """Patterns of one period merged: same target section, same name, or mostly the same
+    evidence (two terms of one pattern, e.g. "OpenBLAS" and "prefill"), into the first."""
     merged: dict[str, Pattern] = {}
     for p in patterns:
         key = (
@@ -206,6 +218,11 @@ def merge(patterns: Sequence[Pattern]) -> list[Pattern]:
             if p.target is not None and p.target.heading
             else f"name:{name_key(p.name)}"
         )
+        for other_key, other in merged.items():
+            shared = len(_blocks(p) & _blocks(other))
+            if shared * 2 > min(len(_blocks(p)), len(_blocks(other))):
+                key = other_key
+                break
         old = merged.get(key)
         if old is None:
             merged[key] = p
