@@ -46,7 +46,12 @@ def copy_wiki(src: Path, dst: Path, max_tokens: int) -> Path:
 def _stats(data: dict[str, Any]) -> dict[str, Any]:
     s = data["stats"]
     keep = ("prompt_tokens", "cached_tokens", "prefill_tokens", "generated_tokens")
-    return {k: s.get(k) for k in keep} | {"answered": data.get("answered")}
+    seconds = ("cache_load_s", "prefill_s", "decode_s")
+    return (
+        {k: s.get(k) for k in keep}
+        | {k: round(float(s.get(k) or 0), 2) for k in seconds}
+        | {"answered": data.get("answered")}
+    )
 
 
 def cold_cli(root: Path, question: str) -> dict[str, Any]:
@@ -93,6 +98,8 @@ def main() -> None:
         for row in server:
             print(f"wikic mcp {row}", file=sys.stderr)
     result = {
+        "load_average_1m": round(os.getloadavg()[0], 2),  # other work on the machine skews times
+        "cpus": os.cpu_count(),
         "questions": {"Q1": Q1, "Q2": Q2},
         "max_answer_tokens": args.max_tokens,
         "cold_cli_query_q2": cli,

@@ -1,16 +1,15 @@
 """The wiki operations an MCP server offers, as plain blocking calls returning JSON values.
 
 Each call wraps the function the CLI calls (store search, `answer_question`, `ingest`, `run_lint`,
-`wiki_status`, `save_answer`, `consolidate`); errors are `WikicError`s. Everything that may use the model runs on
-one dedicated thread, so the model is loaded once, used by one call at a time and its prefix cache
-stays warm between calls. Writes go through the same writer lock and journal as the CLI.
+`wiki_status`, `save_answer`, `consolidate`); errors are `WikicError`s. Everything that may use
+the model runs on one dedicated thread, so the model is loaded once, used by one call at a time
+and its prefix cache stays warm between calls. Writes take the CLI's writer lock and journal.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import logging
 import re
 import secrets
 import threading
@@ -39,7 +38,6 @@ from wikic.store.db import open_store
 from wikic.store.search import parse_where
 from wikic.vault.pages import parse_page
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 Progress = Callable[[float, float | None, str], None]  # (done, total, message)
 BackendFactory = Callable[[RoleName], Backend]
