@@ -20,6 +20,7 @@ from mcp import Client
 
 from tests.helpers.consolidate_fakes import ConsolidateScript, add_episodes
 from tests.helpers.ingest_fakes import two_source_script
+from tests.helpers.query_fakes import answer, shown_units
 from tests.helpers.storetools import sample_wiki
 from tests.helpers.wikitools import git, make_wiki, snapshot
 from tests.test_consolidate import DIGEST, NOTES, PATTERN
@@ -39,12 +40,15 @@ INGEST_DATA = Path(__file__).parent / "data" / "ingest"
 
 def fake_answer(call: FakeCall) -> Any:
     """The model's part in `query`, for the plain-text answer prompt and for the JSON one
-    (cite the first fact shown)."""
+    (cite the first fact shown about snapshots, else repeat the first fact shown)."""
     if call.schema is None:
         return ANSWER
-    ids = call.schema.model_json_schema()["$defs"]["Sentence"]["properties"]["ids"]["items"]
-    first = (ids.get("enum") or [ids.get("const")])[0]
-    return {"answerable": True, "sentences": [{"ids": [first], "text": "Snapshots are taken."}]}
+    units = shown_units(call)
+    about = [n for n, text in units.items() if "Snapshots" in text]
+    if about:
+        return answer(("Snapshots are taken.", about[:1]))
+    first, text = next(iter(units.items()))
+    return answer((text[:200], [first]))
 
 
 class Backends:
@@ -455,6 +459,28 @@ def test_concurrent_calls_all_answer(wiki) -> None:
     assert all(r.structured_content["answered"] for r in results[-3:])
     assert factory.made == ["query"]  # three queries, one backend
     assert len(backend.history) == 3
+
+
+def test_concurrent_writes_take_turns_at_the_writer_lock(wiki) -> None:
+    service, _ = serve(wiki, allow_write=True)
+    questions = ["How are snapshots taken?", "Where are snapshots persisted?"]
+
+    async def script(c: Client) -> list[Any]:
+        results: list[Any] = [None, None]
+
+        async def one(i: int) -> None:
+            results[i] = await c.call_tool("save_answer", {"question": questions[i]})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one, 0)
+            tg.start_soon(one, 1)
+        return results
+
+    results = talk(service, script)
+    saved = [r.structured_content["saved"] for r in results]
+    assert len({s["path"] for s in saved}) == 2 and all(s["commit"] for s in saved)
+    subjects = git(wiki.root, "log", "-2", "--format=%s").split("\n")
+    assert sorted(subjects[:2]) == sorted(f"query: {q}" for q in questions)
 
 
 def test_pages_are_resources(wiki) -> None:
