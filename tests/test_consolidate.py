@@ -459,3 +459,13 @@ def test_a_digest_sentence_cites_only_the_blocks_it_draws_on(wiki) -> None:
     run(wiki, script)
     digest = page(wiki, "wiki/digests/2026-W14.md").body
     assert "Lunch with Ana about the offsite agenda. [[sources/2026-04-01-log#^p2]]\n" in digest
+
+
+def test_force_removes_a_pattern_page_the_redo_no_longer_finds(wiki) -> None:
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
+    assert (wiki.wiki / "concepts" / "port-8080.md").exists()
+    report, _ = run(wiki, ConsolidateScript(DIGEST, []), force=True)
+    assert report.outcomes[0].patterns == []
+    assert not (wiki.wiki / "concepts" / "port-8080.md").exists()
+    assert "[[concepts/port-8080" not in page(wiki, "wiki/sources/2026-04-01-log.md").body
+    assert lint_problems(wiki) == []

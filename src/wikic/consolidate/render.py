@@ -185,6 +185,13 @@ def _new_page(edits: Edits, p: Pattern, period: str, today: dt.date, taken: set[
     edits.placed.append((p, path, EVIDENCE))
 
 
+def is_emptied_pattern_page(page: Page) -> bool:
+    """A page consolidation created for a pattern that a redo no longer finds: nothing on it
+    cites a source any more (lines a person added would, and keep it)."""
+    tags = [str(t) for t in page.props.get("tags") or []]
+    return page.type == "concept" and "pattern" in tags and "[[sources/" not in page.body
+
+
 def heading_link(path: str, heading: str, title: str) -> str:
     name = path.removesuffix(".md")
     return link(name, heading=heading, alias=title if heading == EVIDENCE else heading)

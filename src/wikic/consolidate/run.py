@@ -23,6 +23,7 @@ from wikic.consolidate.render import (
     digest_page,
     episode_page,
     heading_link,
+    is_emptied_pattern_page,
     period_slug,
     place_pattern,
     strip_period,
@@ -342,7 +343,11 @@ def _operation(
     wiki_rel = paths.rel(paths.wiki)
     op = Plan("consolidate", plan.title)
     for path, page in sorted(edits.pages.items()):
-        op.write(f"{wiki_rel}/{path}", render_page(page))
+        if is_emptied_pattern_page(page):
+            op.delete(f"{wiki_rel}/{path}")
+            op.log_bullets.append(f"removed {path}: its pattern is no longer found")
+        else:
+            op.write(f"{wiki_rel}/{path}", render_page(page))
     op.log_bullets.append(f"digest: {digest_link} ({len(plan.episodes)} episodes)")
     for p, path, heading, title in placed:
         names = ", ".join(link(e.removesuffix(".md")) for e in p.episodes)
