@@ -16,7 +16,7 @@ from wikic.cli import app, backends
 from wikic.lint import LintOptions, run_lint
 from wikic.operation.transaction import Plan, writing
 from wikic.paths import WikiPaths
-from wikic.vault.links import parse_links
+from wikic.vault.links import WikiLink, parse_links
 from wikic.vault.logbook import relink
 from wikic.vault.tree import Vault
 
@@ -31,13 +31,16 @@ def test_relink_plain_texts_gone_pages_and_follows_moves() -> None:
         "- created: [[concepts/a|A]], [[concepts/b|B]], [[c]], `[[code]]`\n"
         "- fact: [[concepts/d#^f-1|D fact]] and [[concepts/d]]\n"
     )
-    exists = {"concepts/b", "concepts/e"}.__contains__
+
+    def exists(lnk: WikiLink) -> bool:
+        return lnk.target in {"concepts/b", "concepts/e"}
+
     assert relink(text, exists, {"concepts/d": "concepts/e"}) == (
         "## [2026-01-01] ingest | X\n"
         "- created: A, [[concepts/b|B]], c, `[[code]]`\n"
         "- fact: [[concepts/e#^f-1|D fact]] and [[concepts/e]]\n"
     )
-    assert relink(text, lambda t: True) == text
+    assert relink(text, lambda lnk: True) == text
 
 
 def _log_targets(paths: WikiPaths) -> list[str]:

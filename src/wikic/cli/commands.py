@@ -14,6 +14,7 @@ from wikic.cli import (
     lint_cmds,  # noqa: F401  (registers lint)
     mcp_cmds,  # noqa: F401  (registers mcp)
     model_cmds,  # noqa: F401  (registers model list/install/info/remove)
+    pages_cmds,  # noqa: F401  (registers rename/merge/delete)
     query_cmds,  # noqa: F401  (registers query)
     search_cmds,  # noqa: F401  (registers search/reindex)
     wiki_cmds,  # noqa: F401  (registers init/status/log/undo)

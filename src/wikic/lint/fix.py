@@ -255,10 +255,16 @@ def _relink_log(scan: WikiScan, fix: FixPlan) -> None:
     except (OSError, UnicodeDecodeError):
         return
 
-    def exists(target: str) -> bool:
-        return scan.vault.resolve(target) is not None
+    def exists(lnk: WikiLink) -> bool:
+        page = scan.vault.resolve(lnk.target)
+        if page is None:
+            return False
+        ps = scan.pages[page.path]
+        if lnk.block is not None:
+            return lnk.block in ps.blocks
+        return lnk.heading is None or lnk.heading.strip().casefold() in ps.headings
 
-    gone = sum(1 for _, _, lnk in iter_links(text) if lnk.target and not exists(lnk.target))
+    gone = sum(1 for _, _, lnk in iter_links(text) if lnk.target and not exists(lnk))
     if gone:
         fix.plan.write(scan.rel("log.md"), relink(text, exists))
         fix.fixed["broken-link"] += gone

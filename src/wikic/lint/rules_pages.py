@@ -139,13 +139,25 @@ def _duplicate(
     scan: WikiScan, shown: dict[str, str], first: str, others: list[str], what: str
 ) -> Finding:
     listed = " and ".join(f"'{shown[p]}' ({scan.rel(p)})" for p in [first, *others])
+    keep, away = first.removesuffix(".md"), others[0].removesuffix(".md")
+    if scan.pages[first].type in ("entity", "concept") and scan.pages[others[0]].type in (
+        "entity",
+        "concept",
+    ):
+        hint = (
+            f"Merge them: wikic merge {away} {keep} (its title stays as an alias), or tell "
+            f'them apart: wikic rename {away} "New title".'
+        )
+    else:
+        hint = (
+            f'Tell them apart: wikic rename {away} "New title", or remove one: wikic delete {away}.'
+        )
     return Finding(
         "warning",
         "duplicate-title",
         scan.rel(first),
         f"{listed} have {what}: merge candidates",
-        "Merge them into one page (keep the other name as an alias), or rename one to tell "
-        "them apart.",
+        hint,
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import git
 
-from wikic.errors import LockBusyError, OperationError
+from wikic.errors import GitStateError, LockBusyError, OperationError
 from wikic.operation.gitrepo import (
     check_can_commit,
     commit_paths,
@@ -26,6 +26,7 @@ from wikic.operation.gitrepo import (
     open_repo,
     remove_stale_index_lock,
     reset_paths,
+    working_tree_dirty,
 )
 from wikic.operation.journal import Change, Journal, pending
 from wikic.operation.lock import writer_lock
@@ -112,16 +113,20 @@ class Writer:
         repo: git.Repo | None,
         recovered: list[str],
         on_commit: CommitHook | None = None,
+        *,
+        include_my_edits: bool = False,
     ) -> None:
         self.paths = paths
         self.repo = repo
         self.recovered = recovered
         self.on_commit = on_commit
+        self.include_my_edits = include_my_edits
 
     def commit(self, plan: Plan, *, today: dt.date | None = None) -> OpResult:
         changes = self._full_changes(plan, today or dt.date.today())
         if not changes:
             return OpResult(None, None, ())
+        self._check_no_user_edits(changes)
         op_id = new_op_id()
         meta = {"op": plan.op, "title": plan.title}
         journal = Journal.prepare(
@@ -144,6 +149,21 @@ class Writer:
         if self.on_commit is not None:
             self.on_commit(self.paths, list(changes))
         return OpResult(op_id, sha, tuple(changes))
+
+    def _check_no_user_edits(self, changes: Mapping[str, str | None]) -> None:
+        """Refuse to commit a file that has uncommitted changes of the user's: they would land
+        in wikic's commit, and `wikic undo` of it would take them away."""
+        if self.repo is None or self.include_my_edits or not self.paths.config.git.commit:
+            return
+        dirty = working_tree_dirty(self.repo, [self.paths.root / p for p in changes])
+        if dirty:
+            shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
+            raise GitStateError(
+                f"{shown} {'has' if len(dirty) == 1 else 'have'} uncommitted changes of yours, "
+                "and this operation would commit them with its own; nothing was changed",
+                hint="Commit them first (git add … && git commit), or discard them, then run "
+                "wikic again; or pass --include-my-edits to let wikic commit them too.",
+            )
 
     def _full_changes(self, plan: Plan, today: dt.date) -> dict[str, str | None]:
         """The plan's changes plus index.md and log.md, minus writes that change nothing."""
@@ -172,7 +192,7 @@ class Writer:
             # log.md links only pages that exist: names of pages gone become plain text
             log_text = changes[log_rel] or ""
             pages = after or self._vault_after(changes)
-            relinked = relink(log_text, lambda t: pages.resolve(t) is not None, plan.moves)
+            relinked = relink(log_text, pages.link_exists, plan.moves)
             if relinked != self._current(log_rel):
                 changes[log_rel] = relinked
         return changes
@@ -245,6 +265,7 @@ def writing(
     wait: float | None = None,
     on_wait: Callable[[str], None] | None = None,
     on_commit: CommitHook | None = None,
+    include_my_edits: bool = False,
 ) -> Iterator[Writer]:
     """Hold the writer lock for one writing session; recover first, check git, yield a Writer.
 
@@ -255,7 +276,7 @@ def writing(
         recovered = recover(paths, repo)
         if repo is not None:
             check_can_commit(repo)
-        yield Writer(paths, repo, recovered, on_commit)
+        yield Writer(paths, repo, recovered, on_commit, include_my_edits=include_my_edits)
 
 
 def recover_if_idle(paths: WikiPaths) -> list[str]:

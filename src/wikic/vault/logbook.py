@@ -55,11 +55,12 @@ def parse_entries(log_text: str) -> list[LogEntry]:
 
 
 def relink(
-    log_text: str, exists: Callable[[str], bool], moved: Mapping[str, str] | None = None
+    log_text: str, exists: Callable[[WikiLink], bool], moved: Mapping[str, str] | None = None
 ) -> str:
-    """`log_text` with every link whose target does not `exist` made plain text (its alias, else
-    the target's last name), after links to a `moved` page (normalised old name → new name)
-    were pointed at the new name. Text outside links is unchanged."""
+    """`log_text` with its links kept valid: a link to a `moved` page (normalised old name →
+    new name) points at the new name; one whose heading or block is gone links the page; one
+    whose page is gone becomes plain text (its alias, else the target's last name). Text
+    outside links, and links that resolve, keep their bytes."""
     moved = {normalize_target(k): v for k, v in (moved or {}).items()}
     parts: list[str] = []
     last = 0
@@ -67,10 +68,13 @@ def relink(
         new_target = moved.get(normalize_target(lnk.target))
         if new_target is not None:
             lnk = WikiLink(new_target, lnk.heading, lnk.block, lnk.alias, lnk.embed)
-        elif not lnk.target or exists(lnk.target):
+        elif not lnk.target or exists(lnk):
             continue  # left exactly as written
-        if exists(lnk.target):
+        page_only = WikiLink(lnk.target, alias=lnk.alias, embed=lnk.embed)
+        if exists(lnk):
             replacement = lnk.render()
+        elif exists(page_only):
+            replacement = page_only.render()
         else:
             replacement = lnk.alias or lnk.target.rsplit("/", 1)[-1]
         parts += [log_text[last:start], replacement]
