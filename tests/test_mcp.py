@@ -115,6 +115,13 @@ def test_lists_the_read_tools_with_descriptions_and_schemas(wiki) -> None:
     assert search["limit"]["minimum"] == 1 and search["limit"]["maximum"] == 100
     assert tools["read_page"].input_schema["required"] == ["page"]
     assert tools["query"].input_schema["required"] == ["question"]
+    hit = tools["search"].output_schema["$defs"]["SearchHitResult"]
+    assert set(hit["required"]) == {"path", "uri", "title", "type", "score", "snippet", "summary"}
+    assert "markdown" in tools["read_page"].output_schema["required"]
+    assert "writes_allowed" in tools["status"].output_schema["required"]
+    assert tools["log"].output_schema["required"] == ["entries"]
+    # reports passed through from the core stay open objects: a new field is no error
+    assert tools["query"].output_schema["additionalProperties"] is True
 
 
 def test_allow_write_adds_the_write_tools(wiki) -> None:

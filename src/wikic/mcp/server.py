@@ -25,6 +25,7 @@ from pydantic import Field
 from wikic import __version__
 from wikic.errors import UsageError, WikicError
 from wikic.mcp.pages import URI_SCHEME, page_uri, read_text, resolve_ref
+from wikic.mcp.results import LogResult, PageResult, SearchResult, StatusResult
 from wikic.mcp.service import Progress, WikiService
 from wikic.store.db import open_store
 
@@ -151,7 +152,7 @@ def build_server(service: WikiService) -> WikiServer:
             Field(description="Property filters KEY=VALUE, case-insensitive, all must hold."),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="How many hits at most.")] = 10,
-    ) -> dict[str, Any]:
+    ) -> SearchResult:
         return await _run(
             ctx,
             lambda _: service.search(
@@ -177,7 +178,7 @@ def build_server(service: WikiService) -> WikiServer:
                 "([[concepts/kv-cache#^f-1a2b3c]]), a wiki:// URI, or a page title or alias.",
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> PageResult:
         return await _run(ctx, lambda _: service.read_page(page))
 
     @server.tool(
@@ -212,7 +213,7 @@ def build_server(service: WikiService) -> WikiServer:
     async def status(
         ctx: Context[Any, Any],
         recent: Annotated[int, Field(ge=0, le=100, description="How many recent operations.")] = 5,
-    ) -> dict[str, Any]:
+    ) -> StatusResult:
         return await _run(ctx, lambda _: service.status(recent=recent))
 
     @server.tool(
@@ -223,7 +224,7 @@ def build_server(service: WikiService) -> WikiServer:
     async def log(
         ctx: Context[Any, Any],
         number: Annotated[int, Field(ge=1, le=1000, description="How many entries.")] = 10,
-    ) -> dict[str, Any]:
+    ) -> LogResult:
         return await _run(ctx, lambda _: service.log(number=number))
 
     @server.tool(

@@ -29,6 +29,13 @@ from wikic.lint import LintOptions, run_lint, selected_rules
 from wikic.llm.backend import Backend
 from wikic.llm.factory import make_backend
 from wikic.mcp.pages import block_text, jsonable, page_uri, read_text, resolve_ref, section_text
+from wikic.mcp.results import (
+    LogEntryResult,
+    LogResult,
+    PageResult,
+    SearchResult,
+    StatusResult,
+)
 from wikic.operation.transaction import recover_if_idle
 from wikic.paths import WikiPaths
 from wikic.query.answer import QueryResult, answer_question
@@ -36,6 +43,7 @@ from wikic.query.save import SavedAnalysis, save_answer
 from wikic.status import read_log, wiki_status
 from wikic.store.db import open_store
 from wikic.store.search import parse_where
+from wikic.vault.logbook import LogEntry
 from wikic.vault.pages import parse_page
 
 T = TypeVar("T")
@@ -101,7 +109,7 @@ class WikiService:
 
     def search(
         self, terms: str, *, types: list[str], tags: list[str], where: list[str], limit: int
-    ) -> dict[str, Any]:
+    ) -> SearchResult:
         filters = parse_where(where)
         if not terms.strip() and not (types or tags or filters):
             raise UsageError(
@@ -126,7 +134,7 @@ class WikiService:
             "notes": notes,
         }
 
-    def read_page(self, ref: str) -> dict[str, Any]:
+    def read_page(self, ref: str) -> PageResult:
         with open_store(self.paths) as store:
             page_ref = resolve_ref(self.paths, store, ref)
             info = store.page(page_ref.path)
@@ -160,7 +168,7 @@ class WikiService:
             "linked_from": linked_from,
         }
 
-    def status(self, *, recent: int) -> dict[str, Any]:
+    def status(self, *, recent: int) -> StatusResult:
         recover_if_idle(self.paths)
         st = wiki_status(self.paths, recent=recent)
         return {
@@ -174,7 +182,7 @@ class WikiService:
             "writes_allowed": self.options.allow_write,
         }
 
-    def log(self, *, number: int) -> dict[str, Any]:
+    def log(self, *, number: int) -> LogResult:
         return {"entries": [_entry(e) for e in read_log(self.paths)[-number:]]}
 
     def lint(
@@ -351,7 +359,7 @@ class WikiService:
         return candidate
 
 
-def _entry(e: Any) -> dict[str, Any]:
+def _entry(e: LogEntry) -> LogEntryResult:
     return {"date": e.date.isoformat(), "op": e.op, "title": e.title, "details": list(e.bullets)}
 
 
