@@ -65,7 +65,9 @@ def test_changed_source_retracts_repoints_and_flags(wiki) -> None:
     report = run(wiki, two_source_script().backend(), all_new=True)
     (outcome,) = report.outcomes
     assert outcome.status == "ingested" and outcome.raw == "raw/kv-cache.md"
-    assert outcome.retracted == 3  # "grows linearly" and both prefix-caching facts
+    # "grows linearly", both prefix-caching facts, and the KV cache page's copy of the
+    # prefix-caching sentence (it names the KV cache, the subject of the source's title)
+    assert outcome.retracted == 4
     assert outcome.unsupported == ["concepts/prefix-caching.md"]
     vault = assert_consistent(wiki)
     kv = vault.resolve("concepts/kv-cache")
@@ -78,7 +80,7 @@ def test_changed_source_retracts_repoints_and_flags(wiki) -> None:
     prefix = vault.resolve("concepts/prefix-caching")
     assert "unsupported" in prefix.props["tags"] and prefix.props["sources"] == []
     log_text = (wiki.wiki / "log.md").read_text()
-    assert "retracted 3 fact(s) no longer in raw/kv-cache.md" in log_text
+    assert "retracted 4 fact(s) no longer in raw/kv-cache.md" in log_text
     assert "left without support: [[concepts/prefix-caching|Prefix caching]]" in log_text
 
 

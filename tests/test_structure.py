@@ -77,8 +77,9 @@ def test_a_heading_that_names_a_thing_is_a_topic_with_its_section_evidence() -> 
     doc = _doc()
     facts = fact_sentences(doc)
     topics = {t.name: t for t in section_topics(doc, facts)}
-    assert set(topics) == {"Distilled Weight Quantization (DWQ)"}
-    dwq = topics["Distilled Weight Quantization (DWQ)"]
+    assert set(topics) == {"Distilled Weight Quantization"}
+    dwq = topics["Distilled Weight Quantization"]
+    assert dwq.aliases == ("DWQ",)
     texts = [doc.sentence(sid).text for sid in dwq.facts]
     assert any(t.startswith("DWQ distills") for t in texts)
     assert len(dwq.usage) == 1 and doc.block(dwq.usage[0]).kind == "code"

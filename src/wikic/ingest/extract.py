@@ -18,7 +18,14 @@ from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
 from wikic.ingest.candidates import topic_candidates
 from wikic.ingest.schemas import combine_model, extraction_model
-from wikic.ingest.structure import defined_terms, section_topics
+from wikic.ingest.structure import (
+    FACTS_PER_SECTION_TOPIC,
+    code_terms,
+    defined_terms,
+    evidence_topics,
+    section_topics,
+    title_topic,
+)
 from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, numbered_text
 from wikic.llm.backend import (
     EMPTY_STATS,
@@ -82,7 +89,8 @@ def extract_source(
     whole_numbered = numbered_text(doc, doc.blocks, sentences)
     shared = backend.count_tokens(whole_numbered) <= max_context_tokens // 2
     structural = section_topics(doc, sentences)
-    names = _candidates(doc, sentences, [t.name for t in structural])
+    prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
+    names = _candidates(doc, prose, [t.name for t in structural])
     schema_seg = prompts.schema_segment(agents_md)
     source_seg = prompts.source_segment(whole_numbered)
     requests = [
@@ -121,16 +129,22 @@ def extract_source(
     topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
     heading_topics = [
-        Topic(
-            t.name,
-            grounding.guess_type(t.name, source.text, "concept"),
-            (),
-            t.facts,
-            t.usage,
-            from_heading=True,
-        )
+        Topic(t.name, _type(t.name, source.text), t.aliases, t.facts, t.usage, from_heading=True)
         for t in structural
     ]
+    taken = {name_key(n) for t in heading_topics for n in (t.name, *t.aliases)}
+    found = [title_topic(doc, sentences)]
+    if found[0] is not None:
+        taken.add(name_key(found[0][0]))
+    found += evidence_topics(
+        names,
+        sentences,
+        taken,
+        limit=max(0, config.max_pages_per_source - len(taken)),
+        names_taken=[n for t in heading_topics for n in (t.name, *t.aliases)]
+        + [f[0] for f in found if f],
+    )
+    evidence = [Topic(n, _type(n, source.text), (), ids) for n, ids in (f for f in found if f)]
     summary, sum_stats = _summary(backend, schema_seg, summaries, config)
     stats = stats + sum_stats
     if not grounding.grounded(summary, source.text) or not ends_whole(summary):
@@ -144,8 +158,9 @@ def extract_source(
         document=doc,
         sentences=by_id,
         topics=merge_topics(
-            [*heading_topics, *topics],
-            config.max_claims_per_section * max(1, len(windows)) + 8 * len(heading_topics),
+            [*heading_topics, *evidence, *topics],
+            config.max_claims_per_section * max(1, len(windows))
+            + FACTS_PER_SECTION_TOPIC * (len(heading_topics) + len(evidence)),
         ),
         source_segment=source_seg,
         stats=stats,
@@ -185,6 +200,10 @@ def _summary(
     return text or summaries[0], combined.stats
 
 
+def _type(name: str, source_text: str) -> str:
+    return grounding.guess_type(name, source_text, "concept")
+
+
 def _window_text(window: Section) -> str:
     return " ".join(s.text for s in window.sentences)
 
@@ -192,7 +211,12 @@ def _window_text(window: Section) -> str:
 def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
     """Names the model chooses topics among: headings that name things, defined terms, then
     the names and recurring phrases code finds in the sentences."""
-    found = [*headings, *defined_terms(doc), *topic_candidates(sentences, title=doc.title)]
+    found = [
+        *headings,
+        *code_terms(doc),
+        *defined_terms(doc),
+        *topic_candidates(sentences, title=doc.title, limit=40),
+    ]
     seen: set[str] = set()
     unique = []
     for name in found:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wikic.ingest.grounding import clean_name, names_in
 from wikic.ingest.text import Sentence
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
@@ -39,9 +40,20 @@ _GENERIC_KEYS = {name_key(h) for h in GENERIC_HEADINGS}
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
 _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Z][A-Za-z0-9-]{1,10})\)")
+_ABBREVIATED_RE = re.compile(r"(.+?\w)\s*\(([A-Za-z][\w.-]{0,11})\)?")  # clean_name ate ")"
 MAX_HEADING_WORDS = 6
 FACTS_PER_SECTION_TOPIC = 8
 USAGE_PER_TOPIC = 2
+MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
+_CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\w-]*){1,3}")
+# words that make a recurring phrase a turn of speech rather than a subject
+_FILLER = {
+    "above", "adds", "below", "case", "cases", "following", "like", "new", "number", "per",
+    "runs", "safe", "second", "seconds", "section", "support", "supports", "time", "times",
+    "use", "used", "uses", "using", "way", "ways", "higher", "lower", "more", "less", "better",
+    "note", "see", "also", "instead", "first", "last", "next", "other", "same", "example",
+}  # fmt: skip
+_UNITS = {"b", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "ms", "s", "n", "x", "tok"}
 
 
 @dataclass(frozen=True)
@@ -50,12 +62,13 @@ class SectionTopic:
     section: int
     facts: tuple[str, ...]  # sentence ids, in document order
     usage: tuple[str, ...]  # block ids of code blocks
+    aliases: tuple[str, ...] = ()  # "BPE" of the heading "Byte pair encoding (BPE)"
 
 
 def heading_name(heading: str) -> str | None:
     """A heading as a topic name, or None when it organises rather than names."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
-    text = text.replace("`", "")
+    text = clean_name(text.replace("`", "")) or ""
     if not text or _VERSION_RE.match(text) or not any(c.isalpha() for c in text):
         return None
     words = text.split()
@@ -88,12 +101,14 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         usage = [b.id for b in blocks if b.kind == "code" and b.text.strip()]
         if not facts:
             continue  # a heading with nothing citable under it makes an empty page
+        m = _ABBREVIATED_RE.fullmatch(name)
         found.append(
             SectionTopic(
-                name,
+                m.group(1) if m else name,
                 section.index,
                 tuple(facts[:FACTS_PER_SECTION_TOPIC]),
                 tuple(usage[:USAGE_PER_TOPIC]),
+                (m.group(2),) if m else (),
             )
         )
     return found
@@ -118,3 +133,93 @@ def defined_terms(doc: Document) -> list[str]:
             seen.add(key)
             unique.append(t)
     return unique
+
+
+def code_terms(doc: Document) -> list[str]:
+    """Inline code that names something (`--n-gpu-layers`, `_Py_ID`, `git lfs track`), most
+    frequent first: in technical documents these are the things readers look up."""
+    counts: dict[str, int] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind == "code":
+            continue
+        for span in dict.fromkeys(block.code_spans):
+            span = span.strip()
+            if _CODE_TERM_RE.fullmatch(span) and any(c.isalpha() for c in span):
+                counts[span] = counts.get(span, 0) + 1
+    return sorted(counts, key=lambda s: (-counts[s], s))
+
+
+def is_subject(name: str) -> bool:
+    """Whether a code-found phrase can name a page: not a unit, a filler phrase or a letter."""
+    words = re.findall(r"\w+", name.casefold())
+    if not words or len(name.strip()) < 2 or all(w in _UNITS or w.isdigit() for w in words):
+        return False
+    return not any(w in _FILLER for w in words)
+
+
+def evidence_topics(
+    candidates: Sequence[str],
+    sentences: Sequence[Sentence],
+    taken: set[str],
+    *,
+    limit: int,
+    names_taken: Sequence[str] = (),
+) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, sentence ids) for candidates that at least `MIN_EVIDENCE` whole-fact sentences
+    name, most evidence first; `taken` holds name keys already used (updated). A candidate that
+    is only part of a taken name is not a page of its own."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    found_names: list[str] = []
+    for name in candidates:
+        key = name_key(name)
+        if not key or key in taken or key in _GENERIC_KEYS or not is_subject(name):
+            continue
+        if any(_part_of(name, other) for other in [*found_names, *names_taken]):
+            continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
+        ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
+        if len(ids) >= (MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE):
+            found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
+            found_names.append(name)
+            taken.add(key)
+    found.sort(key=lambda f: -len(f[1]))
+    return found[:limit]
+
+
+def _part_of(name: str, other: str) -> bool:
+    words, others = _words(name), _words(other)
+    n = len(words)
+    return 0 < n < len(others) and any(
+        others[i : i + n] == words for i in range(len(others) - n + 1)
+    )
+
+
+def _words(text: str) -> list[str]:
+    return [name_key(w) for w in re.findall(r"\w+", text)]
+
+
+def is_code_like(name: str) -> bool:
+    """`--threads`, `_Py_ID`, `aliases.json`, `camelCase`: matched verbatim, precise enough that
+    two sentences are evidence."""
+    return re.search(r"[_.\-/=:]|^[a-z]+[A-Z]", name) is not None
+
+
+def title_topic(doc: Document, sentences: Sequence[Sentence]) -> tuple[str, tuple[str, ...]] | None:
+    """The subject the title names ("uv", "String interning") as a page of its own: its facts
+    are the sentences that name it, else the opening section's. The source page stays the
+    page about the document."""
+    name = heading_name(doc.title)
+    name = clean_name(name) if name else None
+    if name is None or doc.title_from == "filename" or len(name.split()) > 4:
+        return None
+    ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
+    if not ids:
+        first = doc.sections[0].block_ids if doc.sections else ()
+        ids = tuple(s.id for s in sentences if s.paragraph in first)
+    return (name, ids[:FACTS_PER_SECTION_TOPIC]) if ids else None
+
+
+def names_sentence(name: str, text: str) -> bool:
+    """Code-like names must appear verbatim; other names as a run of words."""
+    if is_code_like(name):
+        return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
+    return names_in([name], text)
