@@ -135,6 +135,44 @@ def test_batched_output_is_identical_to_sequential(
 
 
 @pytest.mark.parametrize("arch", ARCHES)
+def test_merged_caches_give_each_row_its_own_logits(arch: str) -> None:
+    """Why batched == sequential holds (on mlx's CPU backend): with left padding masked out, a
+    one-token step gives every row its own logits bit for bit. A multi-token step (a forced run)
+    takes the masked-array attention path instead of the causal one: equal up to rounding."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from tests.helpers.tiny_models import tiny_model, tiny_tokens
+
+    mx = pytest.importorskip("mlx.core")
+    model = tiny_model(arch)
+    prompts = [tiny_tokens(n, seed=n) for n in (40, 23, 57)]  # all wider than gemma's window
+    steps = [[[5], [13], [23]], [[9], [17], [29]], [[11, 7], [19, 3], [31, 37]], [[2], [4], [6]]]
+
+    def prefilled() -> list[Any]:
+        caches = []
+        for prompt in prompts:
+            cache = make_prompt_cache(model)
+            model(mx.array(prompt)[None], cache=cache)
+            caches.append(cache)
+        return caches
+
+    alone = prefilled()
+    caches = prefilled()
+    batch = [layer.merge([c[i] for c in caches]) for i, layer in enumerate(caches[0])]
+    exact = True  # until the first multi-token step: its rounding stays in the cache
+    for step in steps:
+        exact = exact and all(len(tokens) == 1 for tokens in step)
+        together = model(mx.array(step), cache=batch)[:, -1]
+        for row, cache in enumerate(alone):
+            own = model(mx.array(step[row])[None], cache=cache)[0, -1]
+            if exact:
+                assert mx.array_equal(together[row], own).item()
+            else:
+                assert mx.allclose(together[row], own, atol=1e-4).item()
+                assert mx.argmax(together[row]).item() == mx.argmax(own).item()
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_forced_steps_do_not_change_the_output(arch: str, chat_tokenizer: Any) -> None:
     from tests.helpers.tiny_models import tiny_model
 
