@@ -1,18 +1,22 @@
-"""Does compiling pay? A QA set over raw/ answered two ways with the same model, budget and
-system prompt: (A) `wikic query` over the compiled wiki, (B) plain RAG — raw/ paragraphs ranked by
-BM25 (SQLite FTS5, the tokenizer of wikic's page index), packed under the same token budget.
+"""Does compiling pay? One QA set answered two ways with the same model, budget, instruction
+and answer machinery: (wiki) `wikic query` over the compiled wiki: facts and source paragraphs
+from the page index; (rag) plain retrieval: the paragraphs of the raw files ranked by BM25
+(SQLite FTS5, the tokenizer of wikic's index). Only retrieval differs.
 
-A question is correct when the prose of its answer (citation links not counted) holds every
-expected fact, a regex from the QA file; an unanswerable one when the answer declines. Citation
-validity is the share of `[[links]]` in the model's answers that resolve (A: what
-`check_citations` keeps; B: chunk ids that exist); "on target" counts cited paragraphs that hold
-an expected fact, "example" the links that are the instruction's example citation copied as is.
-The wiki is copied to a temp dir and the prefix cache stays in memory: nothing is written into
-the repository. Interleaved A, B per question, so both see the same machine load.
+Both arms pack their units under the same token budget, show them numbered and grouped by page
+or file, and answer under the same JSON schema (`query.compose`): each sentence names the
+numbers it uses and code renders the citations, each arm in its own form (`[[entities/x#^f-…]]`
+or `[[sources/x#^p3]]` for the wiki, `[[file#^p3]]` for rag). Both decline by the same rule.
 
-    WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_quality.py        # first 8, ~12 min
-    python scripts/bench_quality.py --all --answers --save-json out.json       # all 14, ~20 min
-    python scripts/bench_quality.py --context-tokens 400   # a budget that cannot hold all of raw/
+Scores, the same for both: correct = an answerable question's prose (sentences without links)
+holds every expected fact (regexes in the QA file), or an unanswerable one is declined;
+citation share = answers to answerable questions with at least one citation that resolves to
+a block holding the cited text; decline rates on unanswerable and answerable questions.
+The wiki is queried in a temp copy with the prefix cache in memory: nothing is written into it.
+
+    WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_quality.py   # samples in raw/
+    python scripts/bench_quality.py --qa scripts/data/corpus/qa.yaml --raw scripts/data/corpus \\
+        --wiki /tmp/corpus-wiki --compile   # compiles the corpus once (wikic ingest --all)
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,47 +40,29 @@ import yaml
 
 from wikic.config import load_config
 from wikic.errors import UsageError, WikicError
-from wikic.llm.backend import (
-    EMPTY_STATS,
-    Backend,
-    Generation,
-    GenerationStats,
-    Segment,
-    system,
-    user,
-)
+from wikic.llm.backend import Backend
 from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
-from wikic.query.context import query_words
-from wikic.vault.links import WikiLink, iter_links
+from wikic.query.compose import Composed, compose, schema_text
+from wikic.query.evidence import Evidence, Packed, pack, words
+from wikic.store.rows import search_text
+from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.sources import split_paragraphs
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_QA = Path(__file__).resolve().parent / "data" / "qa.yaml"
-COPIED = ("wiki", "raw", "AGENTS.md", "wikic.yaml")
+RESULTS = Path(__file__).resolve().parent / "results"
+COPIED = ("wiki", "AGENTS.md", "wikic.yaml")
 SYSTEMS = ("wiki", "rag")
-DEFAULT_ANSWER_CAP = 160  # answers are asked for in 1–3 sentences; decode runs at ~4–5 tok/s
-# ~87 s a question for both systems on an idle 2-core CPU (measured): 8 take ~12 minutes, which
-# leaves room under the 15-minute budget; `--all` asks all 14 (~20 minutes)
-DEFAULT_LIMIT = 8
 RAW_SUFFIXES = (".md", ".markdown", ".txt")
-# B's instruction mirrors query_context.TASK word for word, with passages in place of pages;
-# like it, the example citation is a real one from the context (the first passage).
-RAG_TASK = (
-    "Using only the source passages above, answer this question in one to three sentences: "
-    "{question}\nEnd each sentence with the citation of the passage it uses, copied from the "
-    "passages, e.g. {example}."
-)
-# One decline detector for both systems, so neither is favoured by its own wording.
-_DECLINE_RE = re.compile(
-    r"\b(wiki|sources?|passages?|pages?|context|text|documents?)\b[^.]{0,40}?"
-    r"\b(do|does|did)\s*(not|n't)\s+(contain|say|mention|include|provide|specify|state|give)"
-    r"|\bnot\s+(mentioned|stated|specified|provided|given|found|contained|available|included)\b"
-    r"|\bno\s+(information|mention|pages|details?|data)\b"
-    r"|\b(cannot|can't|can\s+not|unable\s+to)\s+(be\s+)?(answer|determine|find|tell)"
-    r"|\bnothing\s+to\s+answer",
-    re.IGNORECASE,
-)
+RAG_WHERE = "source documents"
+RAG_DECLINED = "The sources do not say."
+
+
+def query_words(question: str) -> list[str]:
+    """The question's topic words (stopwords dropped), as both arms' searches see them."""
+    terms = content_terms(parse_query(question))
+    return [w for t in terms if not t.exclude for w in name_words(t.text)]
 
 
 @dataclass(frozen=True)
@@ -142,9 +130,6 @@ class Chunk:
     def id(self) -> str:
         return f"{self.source}#^{self.block}"
 
-    def render(self) -> str:
-        return f"=== [[{self.id}]] · {self.title} ===\n{self.text}\n"
-
 
 def chunk_sources(raw: Path) -> list[Chunk]:
     """Every paragraph of every text source under `raw`, in file then paragraph order."""
@@ -163,6 +148,8 @@ class Bm25:
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         self.chunks = list(chunks)
+        # a file's title: the heading of its first paragraph (its `# Title`), else its name
+        self.titles = {c.source: c.title for c in reversed(self.chunks)}
         self._db = sqlite3.connect(":memory:")
         self._db.execute(
             "CREATE VIRTUAL TABLE chunks USING fts5(title, text, "
@@ -184,140 +171,49 @@ class Bm25:
         return [self.chunks[r[0]] for r in rows]
 
 
-def pack_chunks(ranked: Sequence[Chunk], budget: int, count: Callable[[str], int]) -> list[Chunk]:
-    """The best-ranked chunks that fit in `budget` tokens together, in source order."""
-    kept: list[Chunk] = []
-    left = budget
-    for chunk in ranked:
-        cost = count(chunk.render())
-        if cost <= left:
-            kept.append(chunk)
-            left -= cost
-    return sorted(kept, key=lambda c: (c.source, int(c.block[1:]) if c.block[1:].isdigit() else 0))
+def rag_evidence(index: Bm25, question: str) -> list[Evidence]:
+    """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`."""
+    ranked = index.rank(question)
+    titles = index.titles
+    return [
+        Evidence(
+            page=c.source,
+            heading=f"{titles.get(c.source, c.source)} (source)",
+            kind="para",
+            text=c.text,
+            link=c.id,
+            score=float(len(ranked) - n),
+            ordinal=int(c.block[1:]) if c.block[1:].isdigit() else 0,
+        )
+        for n, c in enumerate(ranked)
+    ]
 
 
-def rag_segments(agents: str, chunks: Sequence[Chunk], question: str) -> list[Segment]:
-    """Schema → passages → task: the order `wikic query` uses, without the catalog."""
-    segments = [system(agents)] if agents else []
-    segments += [user(c.render()) for c in chunks]
-    example = f"[[{chunks[0].id}]]" if chunks else "[[source#^p1]]"
-    segments.append(user(RAG_TASK.format(question=question.strip(), example=example)))
-    return segments
-
-
-def _chunk_key(lnk: WikiLink) -> str:
-    """`[[raw/x.md#^p2]]` → `x#^p2` (as Chunk.id spells it), `[[x]]` → `x`."""
-    target = re.sub(r"\.(md|markdown|txt)$", "", lnk.target.removeprefix("raw/"))
-    return f"{target}#^{lnk.block}" if lnk.block else target
-
-
-def check_chunk_citations(answer: str, chunks: Sequence[Chunk]) -> tuple[list[str], list[str]]:
-    """(links that resolve, links that do not): `[[stem#^pN]]` of an existing chunk, or
-    `[[stem]]` of an existing source; `raw/` and the suffix are tolerated."""
-    ids = {c.id for c in chunks}
-    stems = {c.source for c in chunks}
-    valid: list[str] = []
-    invalid: list[str] = []
-    for start, end, lnk in iter_links(answer):
-        key = _chunk_key(lnk)
-        ok = key in ids if lnk.block else key in stems and lnk.heading is None
-        (valid if ok else invalid).append(answer[start:end])
-    return valid, invalid
-
-
-# ── scoring ──────────────────────────────────────────────────────────────────────────────
-
-
-def prose(answer: str) -> str:
-    """The answer as a reader sees it: links replaced by their alias (or nothing)."""
-    pieces: list[str] = []
-    pos = 0
-    for start, end, lnk in iter_links(answer):
-        pieces += [answer[pos:start], lnk.alias or ""]
-        pos = end
-    pieces.append(answer[pos:])
-    return "".join(pieces)
-
-
-def is_declined(text: str) -> bool:
-    return bool(_DECLINE_RE.search(" ".join(text.split())))
-
-
-@dataclass(frozen=True)
-class Score:
-    found: tuple[str, ...]
-    missing: tuple[str, ...]
-    declined: bool
-    correct: bool
-
-    @property
-    def fact_share(self) -> float:
-        total = len(self.found) + len(self.missing)
-        return len(self.found) / total if total else float(self.correct)
-
-
-def score_answer(item: QAItem, answer: str) -> Score:
-    text = prose(answer)
-    declined = is_declined(text)
-    if not item.answerable:
-        return Score((), (), declined, declined)
-    found = tuple(f for f in item.facts if re.search(f, text, re.IGNORECASE))
-    missing = tuple(f for f in item.facts if f not in found)
-    return Score(found, missing, declined, not missing)
-
-
-# ── running both systems ─────────────────────────────────────────────────────────────────
-
-
-class _Recorder:
-    """A backend wrapper that keeps the segments of the last call (the exact context)."""
-
-    def __init__(self, inner: Backend) -> None:
-        self.inner = inner
-        self.segments: tuple[Segment, ...] = ()
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    def count_tokens(self, text: str) -> int:
-        return self.inner.count_tokens(text)
-
-    def generate(self, segments: Sequence[Segment], **kwargs: Any) -> Generation:
-        self.segments = tuple(segments)
-        return self.inner.generate(segments, **kwargs)
-
-    def example(self) -> str | None:
-        """The example citation of the task segment (both tasks end with `e.g. [[…]].`)."""
-        task = self.segments[-1].text if self.segments else ""
-        found = re.search(r"e\.g\. (\[\[[^\[\]]+\]\])\.?\s*$", task)
-        return found.group(1) if found else None
-
-    def context(self) -> str:
-        """What the model read besides the schema and the task."""
-        body = [s.text for s in self.segments if s.role == "user"]
-        return "\n".join(body[:-1])
+# ── running both arms ────────────────────────────────────────────────────────────────────
 
 
 @dataclass(frozen=True)
 class Attempt:
     system: str
-    answer: str  # as scored: A's checked answer, B's reply
-    score: Score
-    valid_citations: int
-    invalid_citations: int
-    broken_links: tuple[str, ...]  # the links that did not resolve, as the model wrote them
-    block_citations: int  # distinct resolving citations of a paragraph or block
-    on_target: int  # … of those, how many hold one of the expected facts
-    copied_example: int  # links that are the instruction's example citation, copied verbatim
-    context_facts: int  # expected facts present in what the model read
+    answer: str  # as rendered
+    prose: str  # the sentences without links or marks: what is scored
+    correct: bool
+    found: tuple[str, ...]
+    declined: bool
+    decline_reason: str | None
+    citations: int  # distinct citations in the answer
+    citations_ok: int  # … that resolve to a block holding the cited text
+    inferred: int  # sentences marked as the model's inference
+    reattributed: int  # sentences credited to the unit they repeat, not the ids given
+    context_facts: int  # expected facts present in what the model was shown
     context_tokens: int
     prompt_tokens: int
     cached_tokens: int
     generated_tokens: int
+    ttft_s: float
     seconds: float
     finish_reason: str
-    called: bool  # False: retrieval found nothing, the model was not asked
+    called: bool
 
 
 @dataclass(frozen=True)
@@ -326,149 +222,148 @@ class Row:
     attempts: dict[str, Attempt] = field(default_factory=dict)
 
 
-def _on_target(item: QAItem, passages: Sequence[str]) -> int:
-    return sum(any(re.search(f, p, re.IGNORECASE) for f in item.facts) for p in passages)
+def _score(item: QAItem, prose: str, declined: bool) -> tuple[bool, tuple[str, ...]]:
+    if not item.answerable:
+        return declined, ()
+    found = tuple(f for f in item.facts if re.search(f, prose, re.IGNORECASE))
+    return (not declined and len(found) == len(item.facts)), found
+
+
+def _holds(block: str | None, text: str) -> bool:
+    """Whether the block's words contain the cited text's words (gaps `…` allowed)."""
+    if block is None:
+        return False
+    flat = " ".join(words(search_text(block)))
+    return all(" ".join(words(part)) in flat for part in text.split("…") if words(part))
 
 
 def _attempt(
-    system_name: str,
+    system: str,
     item: QAItem,
-    answer: str,
-    raw: str,
-    broken: Sequence[str],
-    passages: Sequence[str],
-    rec: _Recorder,
-    stats: GenerationStats | None,
-    finish_reason: str,
+    composed: Composed,
+    packed: Packed,
+    resolve: Callable[[str], str | None],
     seconds: float,
+    ttft: float,
 ) -> Attempt:
-    """`answer` is scored, `raw` (the model's text) has its links counted."""
-    called = stats is not None
-    context = rec.context() if called else ""
-    stats = stats or EMPTY_STATS
-    links = [raw[start:end] for start, end, _ in iter_links(raw)]
-    example = rec.example()
+    declined = composed.declined is not None
+    correct, found = _score(item, composed.prose, declined)
+    cited = composed.cited
+    context = "\n".join(s.text for s in packed.shown)
+    stats = composed.stats
     return Attempt(
-        system_name,
-        answer,
-        score_answer(item, answer),
-        len(links) - len(broken),
-        len(broken),
-        tuple(broken),
-        len(passages),
-        _on_target(item, passages),
-        sum(1 for link in links if example and link == example),
+        system,
+        composed.answer,
+        composed.prose,
+        correct,
+        found,
+        declined,
+        composed.declined,
+        len({s.evidence.link for s in cited}),
+        sum(1 for s in cited if s.evidence.link and _holds(resolve(s.evidence.link), s.text)),
+        sum(1 for s in composed.sentences if not s.cited),
+        sum(1 for s in composed.sentences if s.reattributed),
         sum(1 for f in item.facts if re.search(f, context, re.IGNORECASE)),
-        rec.count_tokens(context) if context else 0,
+        packed.tokens,
         stats.prompt_tokens,
         stats.cached_tokens,
         stats.generated_tokens,
+        round(ttft, 2),
         round(seconds, 2),
-        finish_reason,
-        called,
+        composed.finish_reason,
+        composed.model_called,
     )
 
 
-def ask_wiki(
-    paths: WikiPaths, item: QAItem, backend: Backend, *, budget: int, max_tokens: int
-) -> Attempt:
-    rec = _Recorder(backend)
-    start = time.perf_counter()
+def wiki_block(wiki: Path, target: str) -> str | None:
+    """The text of the block `target` (`entities/x#^f-1`) names in the wiki: the line or
+    paragraph that ends with its block id."""
+    page, _, block = target.partition("#^")
+    try:
+        text = (wiki / f"{page}.md").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for part in re.split(r"\n\s*\n", text):
+        for line in part.split("\n"):
+            if re.search(rf"\s\^{re.escape(block)}\s*$", line):
+                return line if line.lstrip().startswith(("-", "*")) else part.strip()
+    return None
+
+
+def ask_wiki(paths: WikiPaths, item: QAItem, backend: Backend, *, budget: int, cap: int) -> Attempt:
     result = answer_question(
-        paths, item.question, backend=rec, context_tokens=budget, max_tokens=max_tokens
+        paths, item.question, backend=backend, context_tokens=budget, max_tokens=cap
     )
-    seconds = time.perf_counter() - start
-    broken = [r.link for r in result.removed]
-    passages = [
-        text
-        for c in result.citations
-        if c.block and (text := _block_line(paths.wiki / c.page, c.block)) is not None
-    ]
-    stats = result.stats if result.found else None
+    packed = result.packed or Packed("", (), 0)
+    composed = Composed(
+        result.answer,
+        result.sentences,
+        result.decline_reason,
+        result.raw_answer,
+        result.stats,
+        result.finish_reason,
+        result.ttft_s,
+        result.stats.calls > 0,
+        (),
+    )
     return _attempt(
         "wiki",
         item,
-        result.answer,
-        result.raw_answer,
-        broken,
-        passages,
-        rec,
-        stats,
-        result.finish_reason,
-        seconds,
+        composed,
+        packed,
+        lambda t: wiki_block(paths.wiki, t),
+        result.total_s,
+        result.ttft_s,
     )
-
-
-def _block_line(page: Path, block: str) -> str | None:
-    """The line of `page` that carries `^block` (source paragraphs and facts are one line)."""
-    try:
-        text = page.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    found = re.search(rf"^.*\^{re.escape(block)}[ \t]*$", text, re.MULTILINE)
-    return found.group(0) if found else None
 
 
 def ask_rag(
-    paths: WikiPaths, index: Bm25, item: QAItem, backend: Backend, *, budget: int, max_tokens: int
+    paths: WikiPaths, index: Bm25, item: QAItem, backend: Backend, *, budget: int, cap: int
 ) -> Attempt:
-    rec = _Recorder(backend)
     start = time.perf_counter()
-    chunks = pack_chunks(index.rank(item.question), budget, backend.count_tokens)
-    if not chunks:
-        answer = "The sources have no passages about this question, so there is nothing to answer."
-        return _attempt(
-            "rag", item, answer, "", (), (), rec, None, "stop", time.perf_counter() - start
-        )
+    packed = pack(
+        rag_evidence(index, item.question), words(item.question), budget, backend.count_tokens
+    )
     agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
-    gen_cfg = paths.config.generation
-    gen = rec.generate(
-        rag_segments(agents, chunks, item.question),
-        max_tokens=max_tokens,
-        temperature=gen_cfg.temperature,
-        seed=gen_cfg.seed,
+    before = time.perf_counter() - start
+    composed = compose(
+        backend,
+        item.question,
+        packed,
+        schema=schema_text(agents),
+        where=RAG_WHERE,
+        decline_text=RAG_DECLINED,
+        max_tokens=cap,
+        temperature=paths.config.generation.temperature,
+        seed=paths.config.generation.seed,
     )
     seconds = time.perf_counter() - start
-    _, invalid = check_chunk_citations(gen.text, index.chunks)
     by_id = {c.id: c.text for c in index.chunks}
-    cited = dict.fromkeys(_chunk_key(lnk) for _, _, lnk in iter_links(gen.text) if lnk.block)
-    passages = [by_id[key] for key in cited if key in by_id]
-    return _attempt(
-        "rag",
-        item,
-        gen.text.strip(),
-        gen.text,
-        invalid,
-        passages,
-        rec,
-        gen.stats,
-        gen.finish_reason,
-        seconds,
-    )
+    ttft = before + composed.ttft_s if composed.model_called else 0.0
+    return _attempt("rag", item, composed, packed, by_id.get, seconds, ttft)
 
 
 def run_bench(
     paths: WikiPaths,
+    raw: Path,
     items: Sequence[QAItem],
     backend: Backend,
     *,
     systems: Sequence[str] = SYSTEMS,
-    budget: int | None = None,
-    max_tokens: int | None = None,
+    budget: int,
+    cap: int,
     on_row: Callable[[int, Row], None] | None = None,
 ) -> list[Row]:
-    """Ask every question of both systems, interleaved so both see the same machine load."""
-    budget = budget or paths.config.query.context_tokens
-    max_tokens = max_tokens or paths.config.query.max_answer_tokens
-    index = Bm25(chunk_sources(paths.raw))
+    """Ask every question of both arms, interleaved so both see the same machine load."""
+    index = Bm25(chunk_sources(raw))
     rows: list[Row] = []
     for n, item in enumerate(items, 1):
         row = Row(item)
         for name in systems:
             row.attempts[name] = (
-                ask_wiki(paths, item, backend, budget=budget, max_tokens=max_tokens)
+                ask_wiki(paths, item, backend, budget=budget, cap=cap)
                 if name == "wiki"
-                else ask_rag(paths, index, item, backend, budget=budget, max_tokens=max_tokens)
+                else ask_rag(paths, index, item, backend, budget=budget, cap=cap)
             )
         rows.append(row)
         if on_row is not None:
@@ -476,49 +371,55 @@ def run_bench(
     return rows
 
 
-def _ratio(num: float, den: float, digits: int = 3) -> float | None:
-    return round(num / den, digits) if den else None
+# ── summary and tables ───────────────────────────────────────────────────────────────────
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return round(num / den, 3) if den else None
 
 
 def summarize(rows: Sequence[Row], systems: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in systems:
         atts = [(r.item, r.attempts[name]) for r in rows if name in r.attempts]
-        answerable = [(i, a) for i, a in atts if i.answerable]
-        unanswerable = [(i, a) for i, a in atts if not i.answerable]
-        valid = sum(a.valid_citations for _, a in atts)
-        cited = valid + sum(a.invalid_citations for _, a in atts)
-        facts = sum(len(i.facts) for i, _ in answerable)
-        n = len(atts) or 1
-        correct = sum(a.score.correct for _, a in atts)
+        answerable = [a for i, a in atts if i.answerable]
+        unanswerable = [a for i, a in atts if not i.answerable]
+        answered = [a for a in answerable if not a.declined]
+        cited_ok = sum(1 for a in answered if a.citations_ok)
+        called = [a for _, a in atts if a.called] or [a for _, a in atts]
+        n = len(called) or 1
         out[name] = {
             "questions": len(atts),
-            "correct": correct,
-            "accuracy": _ratio(correct, len(atts)),
-            "fact_recall": _ratio(sum(len(a.score.found) for _, a in answerable), facts),
-            "answerable_correct": sum(a.score.correct for _, a in answerable),
+            "correct": sum(a.correct for _, a in atts),
+            "accuracy": _ratio(sum(a.correct for _, a in atts), len(atts)),
             "answerable": len(answerable),
-            "declined_unanswerable": sum(a.score.declined for _, a in unanswerable),
+            "answerable_correct": sum(a.correct for a in answerable),
+            "answered_answerable": len(answered),
+            "cited_ok_answers": cited_ok,
+            "citation_share": _ratio(cited_ok, len(answered)),
+            "citation_share_of_answerable": _ratio(cited_ok, len(answerable)),
             "unanswerable": len(unanswerable),
-            "declined_answerable": sum(a.score.declined for _, a in answerable),
-            "facts_in_context": _ratio(sum(a.context_facts for _, a in answerable), facts),
-            "citations": cited,
-            "valid_citations": valid,
-            "citation_validity": _ratio(valid, cited),
-            "block_citations": sum(a.block_citations for _, a in atts),
-            "on_target_citations": sum(a.on_target for _, a in atts),
-            "citation_on_target": _ratio(
-                sum(a.on_target for _, a in atts), sum(a.block_citations for _, a in atts)
+            "declined_unanswerable": sum(a.declined for a in unanswerable),
+            "decline_rate_unanswerable": _ratio(
+                sum(a.declined for a in unanswerable), len(unanswerable)
             ),
-            "copied_example_citations": sum(a.copied_example for _, a in atts),
-            "uncited_answers": sum(1 for _, a in atts if a.called and not a.valid_citations),
+            "declined_answerable": sum(a.declined for a in answerable),
+            "decline_rate_answerable": _ratio(sum(a.declined for a in answerable), len(answerable)),
+            "facts_in_context": _ratio(
+                sum(a.context_facts for a in answerable),
+                sum(len(i.facts) for i, _ in atts if i.answerable),
+            ),
+            "inferred_sentences": sum(a.inferred for _, a in atts),
+            "reattributed_sentences": sum(a.reattributed for _, a in atts),
             "hit_answer_cap": sum(1 for _, a in atts if a.finish_reason == "length"),
-            "mean_context_tokens": round(sum(a.context_tokens for _, a in atts) / n),
-            "mean_prompt_tokens": round(sum(a.prompt_tokens for _, a in atts) / n),
-            "mean_cached_tokens": round(sum(a.cached_tokens for _, a in atts) / n),
-            "mean_generated_tokens": round(sum(a.generated_tokens for _, a in atts) / n, 1),
-            "mean_seconds": round(sum(a.seconds for _, a in atts) / n, 1),
-            "total_seconds": round(sum(a.seconds for _, a in atts), 1),
+            "model_calls": sum(1 for _, a in atts if a.called),
+            "mean_prompt_tokens": round(sum(a.prompt_tokens for a in called) / n),
+            "max_prompt_tokens": max((a.prompt_tokens for a in called), default=0),
+            "mean_cached_tokens": round(sum(a.cached_tokens for a in called) / n),
+            "mean_generated_tokens": round(sum(a.generated_tokens for a in called) / n, 1),
+            "mean_ttft_s": round(sum(a.ttft_s for a in called) / n, 1),
+            "mean_seconds": round(sum(a.seconds for a in called) / n, 1),
+            "max_seconds": round(max((a.seconds for a in called), default=0.0), 1),
         }
     return out
 
@@ -529,105 +430,121 @@ def _pct(x: float | None) -> str:
 
 def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bool) -> str:
     lines = [
-        "| question | needs | system | facts | correct | citations ok · on target · example | context "
-        "| prompt (cached) | gen | s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| question | system | facts | correct | declined | citations ok | context facts "
+        "| prompt (cached) | gen | first token s | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        needs = " + ".join(row.item.sources) if row.item.answerable else "(unanswerable)"
+        need = len(row.item.facts)
         for name, a in row.attempts.items():
-            facts = (
-                f"{len(a.score.found)}/{len(row.item.facts)}"
-                if row.item.answerable
-                else ("declined" if a.score.declined else "answered")
-            )
-            ctx = f"{a.context_facts}/{len(row.item.facts)}" if row.item.answerable else "–"
-            cites = (
-                f"{a.valid_citations}/{a.valid_citations + a.invalid_citations} · {a.on_target}"
-                f" · {a.copied_example}"
-            )
+            facts = f"{len(a.found)}/{need}" if row.item.answerable else "(unanswerable)"
+            ctx = f"{a.context_facts}/{need}" if row.item.answerable else "–"
             cap = " (cap)" if a.finish_reason == "length" else ""
             lines.append(
-                f"| {row.item.id} | {needs} | {name} | {facts} | {'yes' if a.score.correct else 'no'}"
-                f" | {cites} | {ctx} | {a.prompt_tokens} ({a.cached_tokens}) "
-                f"| {a.generated_tokens}{cap} | {a.seconds:.1f} |"
+                f"| {row.item.id} | {name} | {facts} | {'yes' if a.correct else 'no'} "
+                f"| {'yes' if a.declined else 'no'} | {a.citations_ok}/{a.citations} | {ctx} "
+                f"| {a.prompt_tokens} ({a.cached_tokens}) | {a.generated_tokens}{cap} "
+                f"| {a.ttft_s:.1f} | {a.seconds:.1f} |"
             )
     lines += [
         "",
-        "| system | correct | accuracy | fact recall | facts in context | declined unanswerable "
-        "| declined answerable | citation validity | on target | copied example | uncited | hit cap "
-        "| mean prompt (cached) | mean gen | mean s | total s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| system | correct | accuracy | citation share | declined unanswerable "
+        "| declined answerable | facts in context | inferred | mean prompt (max) "
+        "| mean gen | mean first token s | mean s (max) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary.items():
         lines.append(
             f"| {name} | {s['correct']}/{s['questions']} | {_pct(s['accuracy'])} "
-            f"| {_pct(s['fact_recall'])} | {_pct(s['facts_in_context'])} "
+            f"| {s['cited_ok_answers']}/{s['answered_answerable']} ({_pct(s['citation_share'])}) "
             f"| {s['declined_unanswerable']}/{s['unanswerable']} "
-            f"| {s['declined_answerable']}/{s['answerable']} "
-            f"| {s['valid_citations']}/{s['citations']} ({_pct(s['citation_validity'])}) "
-            f"| {s['on_target_citations']}/{s['block_citations']} "
-            f"| {s['copied_example_citations']} "
-            f"| {s['uncited_answers']} | {s['hit_answer_cap']} "
-            f"| {s['mean_prompt_tokens']} ({s['mean_cached_tokens']}) "
-            f"| {s['mean_generated_tokens']} | {s['mean_seconds']} | {s['total_seconds']} |"
+            f"| {s['declined_answerable']}/{s['answerable']} | {_pct(s['facts_in_context'])} "
+            f"| {s['inferred_sentences']} | {s['mean_prompt_tokens']} ({s['max_prompt_tokens']}) "
+            f"| {s['mean_generated_tokens']} | {s['mean_ttft_s']} "
+            f"| {s['mean_seconds']} ({s['max_seconds']}) |"
         )
     if answers:
         lines.append("")
         for row in rows:
             lines.append(f"### {row.item.id}: {row.item.question}")
             for name, a in row.attempts.items():
-                broken = f" (removed: {', '.join(a.broken_links)})" if a.broken_links else ""
-                lines.append(f"- **{name}**: {' '.join(a.answer.split())}{broken}")
+                why = f" ({a.decline_reason})" if a.decline_reason else ""
+                lines.append(f"- **{name}**: {' '.join(a.answer.split())}{why}")
     return "\n".join(lines) + "\n"
+
+
+# ── the wiki to query ────────────────────────────────────────────────────────────────────
+
+
+def compile_wiki(root: Path, raw: Path) -> None:
+    """`wikic init ROOT`, the files of `raw` copied into ROOT/raw/, `wikic ingest --all`
+    (in a child process, as a user would run it; its progress goes to stderr)."""
+    from wikic.init import init_wiki
+
+    init_wiki(root)
+    for path in sorted(raw.rglob("*")):
+        if path.is_file() and path.suffix.lower() in RAW_SUFFIXES:
+            dest = root / "raw" / path.relative_to(raw)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest)
+    cmd = [sys.executable, "-m", "wikic", "-C", str(root), "ingest", "--all"]
+    done = subprocess.run(cmd, stdout=sys.stderr, check=False)
+    if done.returncode != 0:
+        raise UsageError(
+            f"`wikic ingest --all` in {root} failed (exit {done.returncode})",
+            hint="Fix the failing sources or run it again; sources done so far are kept.",
+        )
+
+
+def copy_wiki(root: Path, dest: Path) -> WikiPaths:
+    """A private copy of the compiled wiki (pages, schema, config) to query."""
+    missing = [name for name in COPIED if not (root / name).exists()]
+    if missing:
+        raise UsageError(
+            f"{root} lacks {', '.join(missing)}",
+            hint="Pass a compiled wiki's root with --wiki, or --compile to make one.",
+        )
+    if not any((root / "wiki").rglob("sources/*.md")):
+        raise UsageError(
+            f"{root / 'wiki'} has no compiled source pages",
+            hint="Compile it first: `wikic ingest --all`, or pass --compile.",
+        )
+    for name in COPIED:
+        src = root / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name)
+        else:
+            shutil.copy2(src, dest / name)
+    (dest / "raw").mkdir(exist_ok=True)
+    return WikiPaths(dest, load_config(dest / "wikic.yaml"))
 
 
 # ── command line ─────────────────────────────────────────────────────────────────────────
 
 
-def copy_wiki(repo: Path, dest: Path) -> WikiPaths:
-    """A private copy of the compiled wiki (pages, raw/, schema, config) to query."""
-    missing = [name for name in COPIED if not (repo / name).exists()]
-    if missing:
-        raise UsageError(
-            f"{repo} lacks {', '.join(missing)}", hint="Pass the wiki's root with --repo."
-        )
-    if not any((repo / "wiki").rglob("sources/*.md")):
-        raise UsageError(
-            f"{repo / 'wiki'} has no compiled source pages",
-            hint="Compile it first: `wikic ingest --all` (or scripts/demo.sh).",
-        )
-    for name in COPIED:
-        src = repo / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name)
-        else:
-            shutil.copy2(src, dest / name)
-    return WikiPaths(dest, load_config(dest / "wikic.yaml"))
-
-
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--repo", type=Path, default=REPO, help="wiki root holding wiki/ and raw/")
-    p.add_argument("--qa", type=Path, default=DEFAULT_QA, help="QA set (YAML)")
+    p.add_argument("--wiki", type=Path, default=REPO, help="compiled wiki root (default: repo)")
+    p.add_argument("--raw", type=Path, help="raw sources for the rag arm (default: WIKI/raw)")
     p.add_argument(
-        "--limit",
-        type=int,
-        help=f"ask the first N questions (default {DEFAULT_LIMIT}, to stay under 15 minutes)",
+        "--compile",
+        action="store_true",
+        help="if --wiki does not exist yet, make it: wikic init + the --raw files + ingest --all",
     )
-    p.add_argument("--all", action="store_true", help="ask every question of the QA set")
+    p.add_argument("--qa", type=Path, default=DEFAULT_QA, help="QA set (YAML)")
+    p.add_argument("--limit", type=int, help="ask only the first N questions (default: all)")
     p.add_argument("--only", help="comma-separated question ids")
     p.add_argument("--systems", default="wiki,rag", help="wiki, rag or both (default)")
     p.add_argument("--model", help="model for both systems (default: the query model)")
-    p.add_argument(
-        "--max-answer-tokens",
-        type=int,
-        help=f"answer cap (default: query.max_answer_tokens, at most {DEFAULT_ANSWER_CAP})",
-    )
+    p.add_argument("--max-answer-tokens", type=int, help="default: query.max_answer_tokens")
     p.add_argument("--context-tokens", type=int, help="budget for both (query.context_tokens)")
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument("--save-json", type=Path, metavar="PATH", help="also write the JSON there")
+    p.add_argument("--json", action="store_true", help="print the JSON report instead")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="where the JSON report goes (default: scripts/results/bench_quality_<set>.json)",
+    )
     args = p.parse_args(argv)
     for opt in ("limit", "max_answer_tokens", "context_tokens"):
         if getattr(args, opt) is not None and getattr(args, opt) < 1:
@@ -638,6 +555,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None, *, backend: Backend | None = None) -> int:
     """Run the bench; `backend` replaces the configured model (tests pass a FakeBackend)."""
     args = _parse(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(args, backend)
     except WikicError as exc:
@@ -645,10 +563,7 @@ def main(argv: Sequence[str] | None = None, *, backend: Backend | None = None) -
         return exc.exit_code
 
 
-def _run(args: argparse.Namespace, backend: Backend | None) -> int:
-    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    if not systems or set(systems) - set(SYSTEMS):
-        raise UsageError(f"--systems {args.systems!r}", hint="Use wiki, rag or wiki,rag.")
+def _items(args: argparse.Namespace) -> list[QAItem]:
     items = load_qa(args.qa)
     if args.only:
         wanted = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -656,12 +571,27 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
         if unknown:
             raise UsageError(f"unknown question ids {unknown}", hint=f"Ids in {args.qa}.")
         items = [i for i in items if i.id in wanted]
-    if args.all and args.limit:
-        raise UsageError("--all and --limit disagree", hint="Use only one of them.")
-    limit = args.limit or (None if args.all or args.only else DEFAULT_LIMIT)
-    items = items[:limit] if limit else items
+    return items[: args.limit] if args.limit else items
+
+
+def _default_out(qa: Path) -> Path:
+    name = "samples" if qa.resolve() == DEFAULT_QA else qa.resolve().parent.name
+    return RESULTS / f"bench_quality_{name}.json"
+
+
+def _run(args: argparse.Namespace, backend: Backend | None) -> int:
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if not systems or set(systems) - set(SYSTEMS):
+        raise UsageError(f"--systems {args.systems!r}", hint="Use wiki, rag or wiki,rag.")
+    items = _items(args)
+    root = args.wiki.resolve()
+    raw = (args.raw or root / "raw").resolve()
+    if not raw.is_dir():
+        raise UsageError(f"no raw sources at {raw}", hint="Pass the sources with --raw.")
+    if args.compile and not root.exists():
+        compile_wiki(root, raw)
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
-        paths = copy_wiki(args.repo.resolve(), Path(tmp))
+        paths = copy_wiki(root, Path(tmp))
         config = paths.config
         if args.model:
             from wikic.cli.backends import config_with_model
@@ -676,52 +606,50 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
             backend = make_backend(config, "query", cache_dir=None)  # prefix cache in memory
             backend.count_tokens("warm up")
             load_s = time.perf_counter() - start
-        max_tokens = args.max_answer_tokens or min(
-            config.query.max_answer_tokens, DEFAULT_ANSWER_CAP
-        )
+        cap = args.max_answer_tokens or config.query.max_answer_tokens
         budget = args.context_tokens or config.query.context_tokens
 
         def progress(n: int, row: Row) -> None:
             parts = [
-                f"{k}: {'ok' if a.score.correct else 'no'} {a.seconds:.0f}s"
+                f"{k}: {'ok' if a.correct else 'no'}{' (declined)' if a.declined else ''} "
+                f"{a.seconds:.0f}s"
                 for k, a in row.attempts.items()
             ]
             print(f"[{n}/{len(items)}] {row.item.id}: {' | '.join(parts)}", file=sys.stderr)
 
         start = time.perf_counter()
         rows = run_bench(
-            paths,
-            items,
-            backend,
-            systems=systems,
-            budget=budget,
-            max_tokens=max_tokens,
-            on_row=progress,
+            paths, raw, items, backend, systems=systems, budget=budget, cap=cap, on_row=progress
         )
         wall = time.perf_counter() - start
     summary = summarize(rows, systems)
     setup = {
         "model": backend.model_name,
+        "qa": str(args.qa),
+        "wiki": str(root),
+        "raw": str(raw),
         "questions": len(items),
         "context_tokens": budget,
-        "max_answer_tokens": max_tokens,
+        "max_answer_tokens": cap,
         "temperature": config.generation.temperature,
         "model_load_s": round(load_s, 1),
         "wall_s": round(wall, 1),
+        "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),
     }
     rows_json = [
         {"item": asdict(r.item), **{k: asdict(a) for k, a in r.attempts.items()}} for r in rows
     ]
     report = json.dumps({"setup": setup, "summary": summary, "rows": rows_json}, indent=2)
-    if args.save_json:
-        args.save_json.write_text(report + "\n", encoding="utf-8")
+    out = args.out or _default_out(args.qa)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report + "\n", encoding="utf-8")
     if args.json:
         print(report)
     else:
         print(
             f"model {setup['model']} · {len(items)} questions · context budget {budget} tokens · "
-            f"answer cap {max_tokens} tokens · load {setup['model_load_s']} s · "
-            f"wall {setup['wall_s']} s\n"
+            f"answer cap {cap} tokens · load {setup['model_load_s']} s · wall {setup['wall_s']} s"
+            f" · JSON in {out}\n"
         )
         print(render_markdown(rows, summary, answers=args.answers), end="")
     return 0

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from wikic.paths import open_paths
-from wikic.query.context import candidates
+from wikic.query.retrieve import retrieve
 from wikic.store.db import Store, open_store
 from wikic.vault.links import link
 from wikic.vault.pages import Page, render_page
@@ -251,10 +251,7 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
             for q in queries:  # warm the page cache once, as a user's second search would
                 one(q)
             core = [timed(partial(one, q), 1)[0] for q in queries for _ in range(3)]
-            hop = [
-                timed(partial(candidates, store, q["q"] or "x", limit=8), 1)[0]
-                for q in queries[:40]
-            ]
+            hop = [timed(partial(retrieve, store, q["q"] or "x"), 1)[0] for q in queries[:40]]
         db_bytes = paths.db.stat().st_size
 
         def cli_core(q: dict[str, Any]) -> None:

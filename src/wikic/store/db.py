@@ -21,7 +21,14 @@ from typing import Any, TypeVar
 from wikic.paths import WikiPaths
 from wikic.store.rows import Citation, Claim, ClaimRef, Contradiction
 from wikic.store.schema import Outdated, StoreError, connect, is_corruption, remove_db
-from wikic.store.search import Mode, SearchHit, name_words, run_search
+from wikic.store.search import (
+    Mode,
+    PassageHit,
+    SearchHit,
+    name_words,
+    run_passage_search,
+    run_search,
+)
 from wikic.store.sync import Progress, SyncReport, sync_rows
 from wikic.vault.links import WikiLink, normalize_target
 
@@ -192,6 +199,10 @@ class Store:
                 prefix_last=prefix_last,
             )
         )
+
+    def passages(self, query: str, *, limit: int) -> list[PassageHit]:
+        """Facts, source paragraphs and overviews matching `query`, best first (`wikic query`)."""
+        return self._guarded(lambda: run_passage_search(self.conn, query, limit=limit))
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._guarded(lambda: self.conn.execute(sql, params).fetchall())

@@ -2,7 +2,8 @@
 
 Everything in `PageRecord` is a pure function of the page's path and bytes, which is what lets
 the store be rebuilt from the pages at any time. Claims are the `## Facts` bullets, contradictions
-the `## Contradictions` bullets, both parsed with `wikic.vault.sections`.
+the `## Contradictions` bullets, both parsed with `wikic.vault.sections`. Passages are what
+`wikic query` retrieves: fact bullets (under any `###` subheading), source paragraphs, overviews.
 """
 
 from __future__ import annotations
@@ -79,6 +80,21 @@ class Contradiction:
 
 
 @dataclass(frozen=True)
+class Passage:
+    """A unit `wikic query` retrieves: a fact bullet (`fact`, block `f-…`), a numbered paragraph
+    of a source page (`para`, block `pN`) or the page's overview (`overview`, no block).
+    `text` reads as prose (links shown as their text, citations and block ids dropped); `cite`
+    is a fact's first source citation (`sources/x#^p3`); `section` its `###` subheading."""
+
+    kind: str
+    ordinal: int
+    block: str | None
+    text: str
+    cite: str | None = None
+    section: str = ""
+
+
+@dataclass(frozen=True)
 class PageRecord:
     """The rows of one page file. `broken` holds the parse error of an unreadable page, whose
     raw text is still indexed so that search finds it."""
@@ -101,6 +117,7 @@ class PageRecord:
     claims: tuple[Claim, ...]
     contradictions: tuple[Contradiction, ...]
     broken: str | None = None
+    passages: tuple[Passage, ...] = ()
 
     @property
     def name(self) -> str:
@@ -125,6 +142,7 @@ def page_record(path: str, data: bytes) -> PageRecord:
     masked = mask_code(page.body)  # block ids and headings outside code
     links = list(iter_links(page.body))
     sections = split_body(page.body)
+    claims = page_claims(page, sections)
     return PageRecord(
         path=path,
         sha=sha,
@@ -143,8 +161,9 @@ def page_record(path: str, data: bytes) -> PageRecord:
         link_keys=tuple(
             dict.fromkeys(normalize_target(lnk.target) for *_, lnk in links if lnk.target)
         ),
-        claims=tuple(page_claims(page, sections)),
+        claims=tuple(claims),
         contradictions=tuple(page_contradictions(page, sections)),
+        passages=tuple(page_passages(page, sections, claims)),
     )
 
 
@@ -299,3 +318,58 @@ def _note(text: str) -> str:
         last_end = end
     tail = rest[last_end:].lstrip(" :—-–").strip()
     return tail or _strip_links(rest, keep=True).lstrip(" :—-–").strip()
+
+
+_SUBHEADING_RE = re.compile(r"^#{3,6}[ \t]+(.+?)[ \t#]*$")
+_BULLET_LINE_RE = re.compile(r"^[-*+] +")
+_PARA_BLOCK_RE = re.compile(r"\s\^(p\d+)\s*$")
+_BLOCK_RE = re.compile(r"\S(?:.|\n(?![ \t]*\n))*")  # a run of non-blank lines
+
+
+def _fact_sections(section_text: str | None) -> list[str]:
+    """The `###` subheading above each top-level bullet of `## Facts`, in bullet order (the
+    same bullets `sections.bullets` finds)."""
+    found: list[str] = []
+    current = ""
+    for line in (section_text or "").split("\n"):
+        heading = _SUBHEADING_RE.match(line)
+        if heading:
+            current = heading.group(1).strip()
+        elif _BULLET_LINE_RE.match(line):
+            found.append(current)
+    return found
+
+
+def _overview(page: Page, lead: str) -> str:
+    """The first paragraph after the `# Title` line, else the summary property."""
+    for block in re.split(r"\n\s*\n", lead):
+        text = block.strip()
+        if text and not text.startswith("#"):
+            return " ".join(search_text(text).split())
+    return " ".join(page.summary.split())
+
+
+def page_passages(page: Page, sections: Body, claims: list[Claim]) -> list[Passage]:
+    """The page's retrievable passages: its overview (not on a source page), its facts, and on
+    a source page its numbered paragraphs (a paragraph ends with its `^pN` block id)."""
+    found: list[Passage] = []
+    overview = "" if page.type == "source" else _overview(page, sections.lead)
+    if overview:  # a source page's lead is its summary: its paragraphs say it better
+        found.append(Passage("overview", 0, None, overview))
+    headings = _fact_sections(sections.get(FACTS))
+    for claim in claims:
+        cite = next((c for c in claim.citations if c.block), None)
+        section = headings[claim.ordinal] if claim.ordinal < len(headings) else ""
+        cited = f"{cite.target}#^{cite.block}" if cite else None
+        found.append(Passage("fact", claim.ordinal, claim.block, claim.text, cited, section))
+    if page.type == "source":
+        masked = mask_code(page.body)  # offsets kept: a block id inside code is not one
+        for m in _BLOCK_RE.finditer(masked):
+            end = _PARA_BLOCK_RE.search(m.group(0))
+            if end:
+                lines = page.body[m.start() : m.start() + end.start()].split("\n")
+                text = "\n".join(x for x in lines if not x.startswith("#"))  # a heading above
+                prose = " ".join(search_text(text).split())
+                if prose:
+                    found.append(Passage("para", int(end.group(1)[1:]), end.group(1), prose))
+    return found

@@ -15,7 +15,7 @@ from wikic.errors import WikicError
 from wikic.store.rows import PageRecord
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE pages (
@@ -78,6 +78,20 @@ CREATE TABLE contradictions (
     refs TEXT NOT NULL                  -- JSON list of [target, block, own page path or null]
 );
 CREATE INDEX contradictions_page ON contradictions(page_id);
+CREATE TABLE passages (
+    id INTEGER PRIMARY KEY,             -- the rowid of its passages_fts row
+    page_id INTEGER NOT NULL,
+    kind TEXT NOT NULL,                 -- fact | para | overview
+    ordinal INTEGER NOT NULL,
+    block TEXT,
+    cite TEXT,                          -- a fact's source citation, `sources/x#^p3`
+    section TEXT NOT NULL               -- a fact's ### subheading under ## Facts
+);
+CREATE INDEX passages_page ON passages(page_id);
+CREATE VIRTUAL TABLE passages_fts USING fts5(
+    title, text,                        -- title: the page's title and aliases
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
 CREATE VIRTUAL TABLE pages_fts USING fts5(
     title, aliases, tags, summary, body,
     tokenize = 'porter unicode61 remove_diacritics 2',
@@ -144,7 +158,11 @@ def delete_page(conn: sqlite3.Connection, path: str) -> None:
     if row is None:
         return
     page_id = row[0]
-    for table in ("props", "links", "claims", "citations", "contradictions"):
+    conn.execute(
+        "DELETE FROM passages_fts WHERE rowid IN (SELECT id FROM passages WHERE page_id = ?)",
+        (page_id,),
+    )
+    for table in ("props", "links", "claims", "citations", "contradictions", "passages"):
         conn.execute(f"DELETE FROM {table} WHERE page_id = ?", (page_id,))
     conn.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
     conn.execute("DELETE FROM pages WHERE id = ?", (page_id,))
@@ -236,6 +254,23 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
             for c in rec.contradictions
         ],
     )
+
+    insert_passages(conn, page_id, rec)
+
+
+def insert_passages(conn: sqlite3.Connection, page_id: int | None, rec: PageRecord) -> None:
+    """The rows `wikic query` searches: one per fact, source paragraph and overview."""
+    title = " ; ".join([rec.title, *rec.aliases])
+    for p in rec.passages:
+        cur = conn.execute(
+            "INSERT INTO passages (page_id, kind, ordinal, block, cite, section) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (page_id, p.kind, p.ordinal, p.block, p.cite, p.section),
+        )
+        conn.execute(
+            "INSERT INTO passages_fts (rowid, title, text) VALUES (?, ?, ?)",
+            (cur.lastrowid, title, p.text),
+        )
 
 
 def _j(value: object) -> str:

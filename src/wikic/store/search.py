@@ -246,3 +246,49 @@ def _hit(row: tuple[str, str, str, float, str, str]) -> SearchHit:
     snippet = " ".join((snippet or "").split())
     snippet = snippet.replace(MARK_OPEN, "**").replace(MARK_CLOSE, "**")
     return SearchHit(path, title, page_type, float(f"{float(score):.4g}"), snippet, summary)
+
+
+# -- passages: what `wikic query` retrieves ---------------------------------------------------
+
+PASSAGE_WEIGHTS = (2.0, 1.0)  # title (+ aliases) of the holding page, the passage's text
+
+
+@dataclass(frozen=True)
+class PassageHit:
+    """A fact, source paragraph or overview matching a query; `score` is higher for better."""
+
+    path: str
+    title: str
+    type: str
+    kind: str  # fact | para | overview
+    ordinal: int
+    block: str | None
+    text: str
+    cite: str | None
+    section: str
+    score: float
+
+
+def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
+    """Passages holding any of the query's topic words, best BM25 first (no prefix matching:
+    a question's last word is whole)."""
+    terms = [t for t in content_terms(parse_query(query)) if not t.exclude]
+    expr = fts_expression(terms, mode="any", prefix_last=False)
+    if not expr:
+        return []
+    weights = ", ".join(str(w) for w in PASSAGE_WEIGHTS)
+    rows = conn.execute(
+        f"""
+        SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite, s.section,
+               -bm25(passages_fts, {weights}) AS score
+        FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
+        WHERE passages_fts MATCH ?
+        ORDER BY bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal
+        LIMIT ?
+        """,
+        (expr, limit),
+    ).fetchall()
+    return [
+        PassageHit(path, title, page_type, kind, ordinal, block, text, cite, section, float(score))
+        for path, title, page_type, kind, ordinal, block, text, cite, section, score in rows
+    ]

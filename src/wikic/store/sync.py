@@ -150,7 +150,8 @@ def sync_rows(
         if clear:
             for table in ("pages", "props", "links", "claims", "citations", "contradictions"):
                 conn.execute(f"DELETE FROM {table}")
-            conn.execute("DELETE FROM pages_fts")
+            for table in ("passages", "passages_fts", "pages_fts"):
+                conn.execute(f"DELETE FROM {table}")
         for rel in removed:
             delete_page(conn, rel)
             report.removed.append(rel)
@@ -164,9 +165,10 @@ def sync_rows(
                 continue
             if rec.path in known:
                 report.updated.append(rec.path)
-                delete_page(conn, rec.path)
             else:
                 report.added.append(rec.path)
+            # always: another process may have indexed the page since `known` was read
+            delete_page(conn, rec.path)
             insert_page(conn, rec, item.sig)
             if rec.broken:
                 report.broken.append((rec.path, rec.broken))

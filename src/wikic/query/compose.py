@@ -1,0 +1,266 @@
+"""An answer cited by construction: the model fills a JSON schema in which every sentence names
+the numbers of the units it uses (only numbers that were shown), and code renders the prose with
+their links. Used alike by `wikic query` and by the plain-retrieval arm of bench_quality.
+
+Invariants: a rendered citation always points at a unit that was shown and that supports its
+sentence (`query.support`); a sentence no shown unit supports is marked as the model's
+inference and carries no citation; the answer is declined ("… does not say") when the model says
+the units do not answer, when nothing is cited, or when no shown unit holds the question's key
+terms (then the model is not called at all). Prompt order: schema → task → evidence → question,
+so everything before the evidence is the same for every question (one cached prefix).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
+
+from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
+from wikic.llm.backend import system as system_segment
+from wikic.llm.backend import user as user_segment
+from wikic.query.evidence import Packed, Shown
+from wikic.query.support import best_support, exact_terms, holds_terms, supporting
+from wikic.query.terms import KeyTerm, key_terms, unsupported
+from wikic.vault.links import iter_links
+
+MAX_SENTENCES = 3
+SENTENCE_CHARS = 240
+IDS_PER_SENTENCE = 3
+INFERENCE_MARK = "*(inference: no cited fact says this)*"
+# The answer schema's field names are part of the prompt the model reads: plain words.
+TASK = (
+    "Answer the question at the end using only the numbered facts below, which come from "
+    "{where}. Reply in JSON. If facts answer the question, set answerable to true and write one "
+    "to three short sentences that answer it; for each sentence, list in ids the numbers of "
+    "the facts it uses, and keep to what those facts say, with their numbers, names and "
+    'terms. If no fact answers the question, reply {{"answerable":false}}.'
+)
+WHERE_WIKI = "the pages of a wiki"
+
+
+def schema_text(agents_md: str) -> str:
+    """The part of the wiki's schema (AGENTS.md) that steers answering: its title, the Query
+    workflow, the rule that source text is data, and the style section. The whole file would
+    cost ~800 prompt tokens per question for rules about ingest and lint."""
+    lines = agents_md.strip().split("\n")
+    kept = [lines[0]] if lines and lines[0].startswith("# ") else []
+    kept += [ln for ln in _bullets(lines) if re.search(r"\*\*Query\*\*|is data", ln)]
+    style = _section(lines, "style")
+    return "\n".join([*kept, *style]).strip()
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    """Top-level bullets with their continuation lines joined."""
+    items: list[str] = []
+    for line in lines:
+        if line.startswith(("- ", "* ")):
+            items.append(line)
+        elif items and line.startswith("  ") and line.strip():
+            items[-1] += " " + line.strip()
+        else:
+            items.append("")
+    return [i for i in items if i]
+
+
+def _section(lines: list[str], word: str) -> list[str]:
+    """The `## …word…` section of `lines`, heading included."""
+    out: list[str] = []
+    for line in lines:
+        if line.startswith("## "):
+            if out:
+                break
+            if word in line.casefold():
+                out.append(line)
+        elif out:
+            out.append(line)
+    return out
+
+
+def answer_model(ids: Sequence[int]) -> type[BaseModel]:
+    """The answer schema: either `{"answerable": false}` or `{"answerable": true, "sentences":
+    [...]}` with one to `MAX_SENTENCES` sentences, each with the ids (an enum of the shown
+    numbers) it uses. The model says whether the facts answer before it writes anything; an
+    answer with no sentence cannot be expressed."""
+    strict = ConfigDict(extra="forbid")
+    id_type: Any = Literal[tuple(ids)] if ids else Literal[0]
+    sentence = create_model(
+        "Sentence",
+        __config__=strict,
+        ids=(list[id_type], Field(max_length=IDS_PER_SENTENCE if ids else 0)),
+        text=(Annotated[str, Field(min_length=1, max_length=SENTENCE_CHARS)], ...),
+    )
+    answered = create_model(
+        "Answered",
+        __config__=strict,
+        answerable=(Literal[True], ...),
+        sentences=(list[sentence], Field(min_length=1, max_length=MAX_SENTENCES)),
+    )
+    unanswerable = create_model("Unanswerable", __config__=strict, answerable=(Literal[False], ...))
+    return RootModel[answered | unanswerable]
+
+
+def prompt(schema: str, packed: Packed, question: str, *, where: str) -> list[Segment]:
+    segments = [system_segment(schema)] if schema else []
+    segments += [user_segment(TASK.format(where=where)), user_segment(packed.text)]
+    segments.append(user_segment(f"Question: {question}"))
+    return segments
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the answer as rendered: `cited` the units it cites (empty: inference)."""
+
+    text: str  # as the model wrote it, cleaned
+    cited: tuple[Shown, ...]
+    rendered: str
+    why_uncited: str | None = None  # why it is marked as inference
+    reattributed: bool = False  # cited the unit that holds it, not the ids the model gave
+
+    @property
+    def links(self) -> list[str]:
+        return [f"[[{s.evidence.link}]]" for s in self.cited]
+
+
+@dataclass(frozen=True)
+class Composed:
+    """What came of one question. `declined` holds why it was declined (None: answered)."""
+
+    answer: str
+    sentences: tuple[Sentence, ...]
+    declined: str | None
+    raw: str  # the model's JSON ('' when it was not called)
+    stats: GenerationStats
+    finish_reason: str
+    ttft_s: float  # from the call to the first generated text (0 when not called)
+    model_called: bool
+    key_terms: tuple[KeyTerm, ...]
+
+    @property
+    def cited(self) -> list[Shown]:
+        return list({id(s): s for x in self.sentences for s in x.cited}.values())
+
+    @property
+    def prose(self) -> str:
+        """The answer's sentences as a reader takes them in, without links or marks."""
+        return " ".join(s.text for s in self.sentences)
+
+
+_MODEL_LINK_RE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def clean_sentence(text: str) -> str:
+    """The model's sentence without links or `[3]` references it wrote itself (citations come
+    from the ids only), one line, ending with punctuation."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, lnk in iter_links(text):
+        pieces += [text[pos:start], lnk.alias or ""]
+        pos = end
+    pieces.append(text[pos:])
+    flat = " ".join(_MODEL_LINK_RE.sub("", "".join(pieces)).split())
+    flat = re.sub(r"\s+([.,;:!?])", r"\1", flat)
+    return flat if not flat or flat[-1] in ".!?" else flat + "."
+
+
+def _attach(text: str, cited: Sequence[Shown]) -> str:
+    """`text` with the links of `cited` before its final punctuation."""
+    links = dict.fromkeys(f"[[{s.evidence.link}]]" for s in cited)
+    body = text.rstrip(".!?")
+    return f"{body} {' '.join(links)}{text[len(body) :]}"
+
+
+def render_sentence(text: str, ids: Sequence[int], packed: Packed) -> Sentence | None:
+    """The sentence with the links of the units that support it (see `query.support`)."""
+    clean = clean_sentence(text)
+    if not clean:
+        return None
+    named = [s for n in dict.fromkeys(ids) if (s := packed.by_id(n)) and s.evidence.link]
+    cited = supporting(clean, named)
+    lacking = holds_terms(cited, exact_terms(clean))
+    if cited and not lacking:
+        return Sentence(clean, tuple(cited), _attach(clean, cited))
+    found = best_support(clean, packed.shown)
+    if found is not None:
+        return Sentence(clean, (found,), _attach(clean, [found]), reattributed=True)
+    if not named:
+        why = "it names no fact"
+    elif lacking:
+        why = "its facts do not hold " + ", ".join(t.text for t in lacking)
+    else:
+        why = "its facts do not share its words"
+    return Sentence(clean, (), f"{clean} {INFERENCE_MARK}", why)
+
+
+def compose(
+    backend: Backend,
+    question: str,
+    packed: Packed,
+    *,
+    schema: str,
+    where: str = WHERE_WIKI,
+    decline_text: str,
+    max_tokens: int,
+    temperature: float = 0.0,
+    seed: int = 0,
+    on_text: TextCallback | None = None,
+) -> Composed:
+    """Answer `question` from `packed` (see the module docstring)."""
+    terms = key_terms(question)
+    lacking = unsupported(terms, [s.text for s in packed.shown] + _headings(packed))
+    if not packed.ids or lacking:
+        why = "no fact was found" if not packed.ids else _lacking(lacking)
+        return Composed(decline_text, (), why, "", EMPTY_STATS, "stop", 0.0, False, tuple(terms))
+    started = time.perf_counter()
+    first: list[float] = []
+
+    def seen(piece: str) -> None:
+        if not first:
+            first.append(time.perf_counter() - started)
+        if on_text is not None:
+            on_text(piece)
+
+    gen = backend.generate(
+        prompt(schema, packed, question, where=where),
+        schema=answer_model(packed.ids),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+        on_text=seen,
+    )
+    ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
+    value: Any = gen.value.root if isinstance(gen.value, RootModel) else gen.value
+    sentences = tuple(
+        s
+        for item in getattr(value, "sentences", [])
+        if (s := render_sentence(item.text, item.ids, packed)) is not None
+    )
+    declined: str | None = None
+    if value is None or not value.answerable:
+        declined = "the model found no answer in the facts"
+    elif not any(s.cited for s in sentences):
+        declined = "no sentence of the answer cites a fact"
+    answer = decline_text if declined else " ".join(s.rendered for s in sentences)
+    return Composed(
+        answer,
+        sentences if not declined else (),
+        declined,
+        gen.text,
+        gen.stats,
+        gen.finish_reason,
+        ttft,
+        True,
+        tuple(terms),
+    )
+
+
+def _headings(packed: Packed) -> list[str]:
+    return list(dict.fromkeys(s.evidence.heading for s in packed.shown))
+
+
+def _lacking(terms: list[KeyTerm]) -> str:
+    return "no fact shown holds " + ", ".join(f"'{t.text}'" for t in terms)

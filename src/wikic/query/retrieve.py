@@ -1,0 +1,64 @@
+"""Retrieval for `wikic query`: facts, source paragraphs and overviews that match the question
+(SQLite FTS5, BM25), ranked with one hop of links, as `Evidence` for packing.
+
+A unit's link is a block of the page that holds it (`entities/x#^f-1a2b`, `sources/y#^p3`), so
+a citation opens the exact fact or paragraph; overviews have no block and are never cited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wikic.query.evidence import Evidence
+from wikic.store.db import Store
+from wikic.store.search import PassageHit
+
+SEARCH_LIMIT = 80  # passages taken from FTS before ranking and packing
+LINK_HOP_FROM = 3  # the best this many pages lend a boost to the pages they link with
+HOP_BOOST = 1.25
+# Facts first: a compiled fact is one self-contained sentence, a paragraph spends more tokens
+# on the same point, an overview is a summary the model cannot cite.
+KIND_WEIGHT = {"fact": 1.0, "para": 0.9, "overview": 0.7}
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    evidence: list[Evidence]  # best first
+    closest: list[tuple[str, str]]  # (page path, title) of the best pages, for a declined answer
+
+
+def _link(hit: PassageHit) -> str | None:
+    name = hit.path.removesuffix(".md")
+    if hit.block:
+        return f"{name}#^{hit.block}"
+    return hit.cite if hit.kind == "fact" else None
+
+
+def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retrieved:
+    hits = store.passages(question, limit=limit)
+    pages = list(dict.fromkeys(h.path for h in hits))
+    linked: set[str] = set()
+    for path in pages[:LINK_HOP_FROM]:
+        linked |= {*store.links_from(path), *store.backlinks(path)}
+    linked -= set(pages[:LINK_HOP_FROM])
+    evidence = []
+    for h in hits:
+        hop = h.path in linked
+        evidence.append(
+            Evidence(
+                page=h.path,
+                heading=f"{h.title} ({h.type or 'page'})",
+                kind=h.kind,
+                text=h.text,
+                link=_link(h),
+                score=h.score * KIND_WEIGHT.get(h.kind, 0.5) * (HOP_BOOST if hop else 1.0),
+                ordinal=h.ordinal,
+                section=h.section,
+                reason="link" if hop else "search",
+                holds=h.cite,
+            )
+        )
+    evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
+    titles = {h.path: h.title for h in hits}
+    best = list(dict.fromkeys(e.page for e in evidence))[:3]
+    return Retrieved(evidence, [(p, titles[p]) for p in best])

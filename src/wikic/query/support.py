@@ -1,0 +1,62 @@
+"""Whether a shown unit supports a sentence of the answer: shared content words, and every
+number and code token of the sentence held by the units it cites.
+
+Small models list ids loosely (`[1, 2, 3]` for a sentence copied from fact 4). A cited unit that
+shares no content with its sentence is dropped from it; a sentence whose cited units do not hold
+it is credited to the one shown unit that does (most of its words and all of its numbers and
+code tokens), or else marked as inference. Citations still only ever point at shown units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wikic.query.evidence import Shown, words
+from wikic.query.terms import KeyTerm, key_terms, missing_terms
+from wikic.store.search import STOPWORDS
+
+STEM = 5  # "persisted" and "persist" share a stem
+MIN_SHARED = 2  # a cited unit sharing fewer content words (or all, if fewer) is no support
+MIN_SHARE = 0.6  # an uncited sentence is credited to a unit holding this share of its words
+
+
+def stems(text: str) -> set[str]:
+    return {w[:STEM] for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+
+
+def _shared(sentence: set[str], unit: Shown) -> int:
+    return len(sentence & stems(f"{unit.evidence.heading} {unit.text}"))
+
+
+def exact_terms(sentence: str) -> list[KeyTerm]:
+    """The numbers and code tokens a sentence states: a citation must hold them verbatim."""
+    return [t for t in key_terms(sentence) if t.kind in ("number", "code")]
+
+
+def holds_terms(units: Sequence[Shown], terms: Sequence[KeyTerm]) -> list[KeyTerm]:
+    """The `terms` none of `units` (text or page heading) holds."""
+    return missing_terms(terms, [u.text for u in units] + [u.evidence.heading for u in units])
+
+
+def supporting(sentence: str, cited: Sequence[Shown]) -> list[Shown]:
+    """The cited units that share content words with `sentence`."""
+    mine = stems(sentence)
+    need = min(MIN_SHARED, len(mine))
+    return [u for u in cited if _shared(mine, u) >= need]
+
+
+def best_support(sentence: str, shown: Sequence[Shown]) -> Shown | None:
+    """The citable shown unit that holds the sentence: all its numbers and code tokens and at
+    least `MIN_SHARE` of its content words (the most, on a tie the first)."""
+    mine = stems(sentence)
+    if not mine:
+        return None
+    terms = exact_terms(sentence)
+    best: tuple[float, Shown] | None = None
+    for unit in shown:
+        if not unit.id or holds_terms([unit], terms):
+            continue
+        share = _shared(mine, unit) / len(mine)
+        if share >= MIN_SHARE and (best is None or share > best[0]):
+            best = (share, unit)
+    return best[1] if best else None

@@ -1,0 +1,99 @@
+"""The key terms of a question (numbers, names, code tokens) and whether a text holds them.
+
+This is the code side of declining: a question whose key terms no shown unit holds is not
+answered by them, whatever the model says. Matching is on word sequences, case- and
+accent-free, so `mlx-lm` matches "mlx-lm" and "MLX LM", and `8k` matches "8192" or "8,000".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wikic.store.search import STOPWORDS, name_words
+
+_TOKEN_RE = re.compile(r"`([^`]+)`|(\S+)")
+_EDGE_PUNCT = "?!,;:.()[]{}\"'“”‘’"
+_CODE_CHARS = set("_/.:=<>@#$%*+\\-")
+_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_K_RE = re.compile(r"^(\d+)k$")
+# capitalised words that are not names when they open a clause
+_NOT_NAMES = STOPWORDS | {"many", "much", "according", "does", "did", "is", "are", "can"}
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    text: str
+    kind: str  # number | code | name
+
+    @property
+    def words(self) -> list[str]:
+        return name_words(_THOUSANDS_RE.sub("", self.text))
+
+
+def key_terms(question: str) -> list[KeyTerm]:
+    """Numbers, code tokens (backticked, or with `-_./:` inside) and names (capitalised words
+    other than the first) of `question`, in order, without repeats."""
+    found: dict[str, KeyTerm] = {}
+    for n, m in enumerate(_TOKEN_RE.finditer(question)):
+        term: KeyTerm | None
+        if m.group(1) is not None:
+            term = KeyTerm(m.group(1).strip(), "code")
+        else:
+            token = m.group(2).strip(_EDGE_PUNCT)
+            token = re.sub(r"['’]s$", "", token)  # "Gemma's" names Gemma
+            if not token or not any(c.isalnum() for c in token):
+                continue
+            term = _classify(token, first=n == 0)
+        if term is not None and term.words and term.text.casefold() not in found:
+            found[term.text.casefold()] = term
+    return list(found.values())
+
+
+def _classify(token: str, *, first: bool) -> KeyTerm | None:
+    if any(c.isdigit() for c in token):
+        return KeyTerm(token, "number")
+    inner = token.strip("-")
+    if token.startswith("--") or any(c in _CODE_CHARS for c in inner):
+        return KeyTerm(token, "code")
+    mixed = any(c.isupper() for c in token[1:])  # CPython, QSBR, mlx-LM
+    if mixed or (token[0].isupper() and not first and token.casefold() not in _NOT_NAMES):
+        return KeyTerm(token, "name")
+    return None
+
+
+def text_words(texts: Iterable[str]) -> list[str]:
+    """The words of `texts` as one sequence (thousands separators dropped), for `holds`."""
+    return [w for t in texts for w in ("\x00", *name_words(_THOUSANDS_RE.sub("", t)))]
+
+
+def holds(haystack: list[str], term: KeyTerm) -> bool:
+    """Whether the word sequence `haystack` (from `text_words`) contains `term`."""
+    variants = [term.words]
+    k = _K_RE.match(term.text.casefold())
+    if k:  # "8k" is also written 8192 or 8000
+        variants += [[str(int(k.group(1)) * 1024)], [str(int(k.group(1)) * 1000)]]
+    for wanted in variants:
+        size = len(wanted)
+        if any(haystack[i : i + size] == wanted for i in range(len(haystack) - size + 1)):
+            return True
+    return False
+
+
+def missing_terms(terms: Iterable[KeyTerm], texts: Iterable[str]) -> list[KeyTerm]:
+    """The terms that none of `texts` holds."""
+    haystack = text_words(texts)
+    return [t for t in terms if not holds(haystack, t)]
+
+
+def unsupported(question_terms: list[KeyTerm], shown_texts: Iterable[str]) -> list[KeyTerm]:
+    """Why the shown units cannot answer the question, as the key terms they lack: every one
+    of them when none is held; else the numbers that are missing (a question about "$100" or
+    "version 3.12" is not answered by units that never state that number). [] when fine."""
+    if not question_terms:
+        return []
+    missing = missing_terms(question_terms, shown_texts)
+    if len(missing) == len(question_terms):
+        return missing
+    return [t for t in missing if t.kind == "number"]
