@@ -18,7 +18,9 @@ from mcp import Client, StdioServerParameters
 
 from tests.helpers.storetools import sample_wiki
 from tests.helpers.wikitools import snapshot
-from wikic.cli import app
+from wikic.cli import app, backends
+from wikic.llm.fake import FakeBackend
+from wikic.mcp.server import WikiServer
 
 
 def _over_stdio(root: Path, *extra: str) -> list[Any]:
@@ -64,6 +66,30 @@ def test_stdio_server_answers_tools_and_resources(tmp_path: Path) -> None:
     assert outside.is_error and "outside the wiki" in outside.content[0].text
     assert "wiki://concepts/sliding-window" in {str(r.uri) for r in resources.resources}
     assert snapshot(paths.root) == before
+
+
+def test_cli_options_reach_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = sample_wiki(tmp_path / "w")
+    served: list[WikiServer] = []
+    monkeypatch.setattr(WikiServer, "run", lambda self, transport: served.append(self))
+    fake = FakeBackend()
+    built: list[tuple[str, str]] = []
+
+    def build(config: Any, role: str, cache_dir: Path | None) -> FakeBackend:
+        built.append((config.model, role))
+        return fake
+
+    monkeypatch.setattr(backends, "build", build)
+    args = ["mcp", "-C", str(paths.root), "--allow-write", "--author", "Claude <c@ai.org>"]
+    result = CliRunner().invoke(app, [*args, "--model", "smollm2-135m"])
+    assert result.exit_code == 0, result.output
+    (server,) = served
+    service = server.service
+    assert service.options.allow_write
+    assert service.paths.root == paths.root
+    git_cfg = service.paths.config.git
+    assert (git_cfg.author_name, git_cfg.author_email) == ("Claude", "c@ai.org")
+    assert service.backend("query") is fake and built == [("smollm2-135m", "query")]
 
 
 def test_cli_refuses_a_bad_author_before_serving(tmp_path: Path) -> None:
