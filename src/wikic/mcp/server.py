@@ -42,7 +42,8 @@ Find pages with `search`, open them with `read_page` (a path, title, or link wit
 and ask questions with `query`: it answers only from the wiki and checks every citation.
 `status`, `log` and `lint` report on the wiki. Writing tools exist only when the server was
 started with --allow-write: `ingest` compiles sources from raw/, `save_answer` files an answer
-as an analysis page, `consolidate` turns recurring episodes into semantic pages. Every write is one git commit; raw/ is never written."""
+as an analysis page, `consolidate` turns recurring episodes into semantic pages. Every write is
+one git commit; raw/ is never written."""
 
 Strings = list[str] | None
 
