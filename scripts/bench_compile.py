@@ -491,60 +491,108 @@ def source_tokens(
     return sum(len(tokenizer.encode(t, add_special_tokens=False).ids) for t in texts), None
 
 
+def ingest_rates(
+    ingest: dict[str, Any],
+    docs: Sequence[DocResult],
+    config: Config,
+    model: str | None,
+    texts: Iterable[str],
+) -> list[str]:
+    """Adds seconds per 1,000 words, prefilled / source tokens and decode tok/s to `ingest`;
+    returns what could not be computed."""
+    skipped: list[str] = []
+    stats = ingest.get("stats") or {}
+    words = sum(d.words for d in docs)
+    seconds = sum(d.ingest_s or 0 for d in docs)
+    ingest["source_s"] = round(seconds, 1)
+    ingest["s_per_1k_words"] = _round(_ratio(ingest["wall_s"] * 1000, words), 1)
+    ingest["source_s_per_1k_words"] = _round(_ratio(seconds * 1000, words), 1)
+    tokens, why = source_tokens(config, model, texts)
+    if why:
+        skipped.append(why)
+    ingest["source_tokens"] = tokens
+    prefill = stats.get("prefill_tokens")
+    ingest["prefill_ratio"] = (
+        _round(_ratio(prefill, tokens), 3) if prefill is not None and tokens else None
+    )
+    decode = stats.get("decode_s")
+    ingest["decode_tok_s"] = (
+        _round(_ratio(stats.get("generated_tokens", 0), decode), 2) if decode else None
+    )
+    if ingest["prefill_ratio"] is None and not why:
+        skipped.append("prefill ratio: the ingest JSON reports no prefill tokens")
+    if ingest["decode_tok_s"] is None:
+        skipped.append("decode tok/s: the ingest JSON reports no decode time")
+    return skipped
+
+
 # ── QA through bench_quality ─────────────────────────────────────────────────────────────
 
 
-def qa_ids(qa_path: Path, stems: set[str], limit: int | None) -> list[str]:
-    """The corpus questions the chosen documents can answer (every source chosen), plus the
-    unanswerable ones, in file order."""
+def qa_ids(qa_path: Path, stems: set[str], limit: int | None, *, everything: bool) -> list[str]:
+    """The corpus questions whose sources were all compiled, in file order; the unanswerable
+    ones only when `everything` (the whole corpus) was: against a few documents, declining
+    them proves nothing."""
     data = yaml.safe_load(qa_path.read_text(encoding="utf-8")) or []
     ids = [
-        str(q["id"]) for q in data if isinstance(q, dict) and set(q.get("sources") or ()) <= stems
+        str(q["id"])
+        for q in data
+        if isinstance(q, dict)
+        and (set(q.get("sources") or ()) <= stems if q.get("sources") else everything)
     ]
     return ids[:limit] if limit else ids
 
 
+def qa_command(
+    usage: str, root: Path, qa_path: Path, ids: Sequence[str], report: Path
+) -> list[str] | None:
+    """The bench_quality command for the options its `--help` shows (it has had `--repo` and
+    `--save-json`, now `--wiki` and `--out`), or None when it lacks them."""
+    if "--qa" not in usage:
+        return None
+    if "--wiki" in usage:
+        where = ["--wiki", str(root)]
+    elif "--repo" in usage:
+        where = ["--repo", str(root)]
+    else:
+        return None
+    command = [sys.executable, str(BENCH_QUALITY), *where, "--qa", str(qa_path)]
+    command += ["--only", ",".join(ids), "--json"]
+    # its own JSON goes to a temp file, never over a committed result
+    if "--out" in usage:
+        command += ["--out", str(report)]
+    elif "--save-json" in usage:
+        command += ["--save-json", str(report)]
+    return command
+
+
 def run_qa(
-    root: Path, qa_path: Path, ids: Sequence[str], model: str | None
+    root: Path, qa_path: Path, ids: Sequence[str], model: str | None, tmp: Path
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """(bench_quality's summary, or why QA was left out)."""
+    """(bench_quality's setup and summary, or why QA was left out)."""
     if not ids:
         return None, "QA: no question of the QA set is answerable from the chosen documents"
-    python = sys.executable
-    helped = subprocess.run([python, str(BENCH_QUALITY), "--help"], capture_output=True, text=True)
-    usage = helped.stdout
-    if helped.returncode or "--qa" not in usage:
-        tail = (helped.stderr.strip().splitlines() or ["no --qa option"])[-1]
-        return None, f"QA: scripts/bench_quality.py cannot run with --qa ({tail})"
-    if "--repo" in usage:
-        where = ["--repo", str(root)]
-    elif "--wiki" in usage and "--raw" in usage:
-        where = ["--wiki", str(root / "wiki"), "--raw", str(root / "raw")]
-    else:
-        return None, "QA: scripts/bench_quality.py has neither --repo nor --wiki/--raw"
-    command = [
-        python,
-        str(BENCH_QUALITY),
-        *where,
-        "--qa",
-        str(qa_path),
-        "--only",
-        ",".join(ids),
-        "--json",
-    ]
+    helped = subprocess.run(
+        [sys.executable, str(BENCH_QUALITY), "--help"], capture_output=True, text=True
+    )
+    command = qa_command(helped.stdout, root, qa_path, ids, tmp / "bench_quality.json")
+    if helped.returncode or command is None:
+        tail = (helped.stderr.strip().splitlines() or ["no --qa/--wiki options"])[-1]
+        return None, f"QA: scripts/bench_quality.py cannot run on this wiki ({tail})"
     if model:
         command += ["--model", model]
     with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
-        done = subprocess.run(command, stdout=out, env=dict(os.environ))
+        done = subprocess.run(
+            command, stdout=out, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+        )
         out.seek(0)
         text = out.read()
+    print(done.stderr, end="", file=sys.stderr)  # its progress lines, after the fact
     try:
         report = json.loads(text)
     except json.JSONDecodeError:
-        return (
-            None,
-            f"QA: bench_quality exited {done.returncode} without JSON: {text.strip()[-300:]}",
-        )
+        why = " ".join(done.stderr.strip().splitlines()[-2:]) or text.strip()[-300:]
+        return None, f"QA: bench_quality exited {done.returncode} without JSON: {why}"
     return {
         "command": shlex.join(command),
         "setup": report.get("setup"),
@@ -706,9 +754,13 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             if not (root / "wiki").is_dir() or not (root / "raw").is_dir():
                 raise BenchError(f"{root} is not a wiki root (no wiki/ and raw/)")
             present = {p.relative_to(root / "raw").as_posix() for p in (root / "raw").rglob("*.md")}
-            files = [f for f in choose_files(args, expected) if f in present]
+            chosen = choose_files(args, expected)
+            files = [f for f in chosen if f in present]
             if not files:
                 raise BenchError(f"{root / 'raw'} holds none of the chosen corpus documents")
+            if len(files) < len(chosen):
+                absent = ", ".join(f for f in chosen if f not in present)
+                skipped.append(f"documents not in {root / 'raw'}: {absent}")
             skipped.append("ingest: measured an already compiled wiki (--wiki), no timing")
         else:
             files = choose_files(args, expected)
@@ -740,31 +792,13 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         ]
         total = totals(docs, restrict(vault, files), cut)
         if ingest:
-            stats = ingest.get("stats") or {}
-            seconds = sum(d.ingest_s or 0 for d in docs)
-            ingest["source_s"] = round(seconds, 1)
-            ingest["s_per_1k_words"] = _round(_ratio(ingest["wall_s"] * 1000, total["words"]), 1)
-            ingest["source_s_per_1k_words"] = _round(_ratio(seconds * 1000, total["words"]), 1)
-            tokens, why = source_tokens(config, args.model, texts.values())
-            if why:
-                skipped.append(why)
-            ingest["source_tokens"] = tokens
-            prefill = stats.get("prefill_tokens")
-            ingest["prefill_ratio"] = (
-                _round(_ratio(prefill, tokens), 3) if prefill is not None and tokens else None
-            )
-            decode = stats.get("decode_s")
-            ingest["decode_tok_s"] = (
-                _round(_ratio(stats.get("generated_tokens", 0), decode), 2) if decode else None
-            )
-            if ingest["prefill_ratio"] is None and not why:
-                skipped.append("prefill ratio: the ingest JSON reports no prefill tokens")
-            if ingest["decode_tok_s"] is None:
-                skipped.append("decode tok/s: the ingest JSON reports no decode time")
+            skipped += ingest_rates(ingest, docs, config, args.model, texts.values())
         qa = None
         if args.qa:
-            ids = qa_ids(corpus / "qa.yaml", {Path(f).stem for f in files}, args.qa_limit)
-            qa, why = run_qa(root, corpus / "qa.yaml", ids, args.model)
+            stems = {Path(f).stem for f in files}
+            everything = set(files) == set(expected)
+            ids = qa_ids(corpus / "qa.yaml", stems, args.qa_limit, everything=everything)
+            qa, why = run_qa(root, corpus / "qa.yaml", ids, args.model, Path(tmp))
             if why:
                 skipped.append(why)
         else:
@@ -773,6 +807,9 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         "command": shlex.join(command_line),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "model": args.model or config.model_for("extract"),
+        "role_models": {
+            role: args.model or config.model_for(role) for role in ("extract", "write", "query")
+        },
         "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
         "fragment_check": checker,
         "files": files,

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from wikic.config import Config
 from wikic.vault.pages import Page, render_page
 
 REPO = Path(__file__).resolve().parent.parent
@@ -248,12 +249,30 @@ def test_prepare_wiki_copies_only_the_chosen_documents(tmp_path: Path) -> None:
     assert sorted(p.name for p in (root / "raw").iterdir()) == ["doc-a.md"]
 
 
-def test_qa_questions_follow_the_chosen_documents() -> None:
+def test_qa_questions_follow_the_chosen_documents(tmp_path: Path) -> None:
     qa = REPO / "scripts/data/corpus/qa.yaml"
-    ids = bc.qa_ids(qa, {"llama-bench", "llama-cpp-token-generation-tips"}, None)
-    assert "x-gpu-offload" in ids and "un-bench-rocm" in ids  # two sources; unanswerable
-    assert "ollama-port" not in ids
-    assert bc.qa_ids(qa, set(), 1) == ["un-bench-rocm"]
+    stems = {"llama-bench", "llama-cpp-token-generation-tips"}
+    ids = bc.qa_ids(qa, stems, None, everything=False)
+    assert "x-gpu-offload" in ids  # needs both documents
+    assert "ollama-port" not in ids and "un-bench-rocm" not in ids  # unanswerable: whole corpus
+    assert "un-bench-rocm" in bc.qa_ids(qa, stems, None, everything=True)
+    assert bc.qa_ids(qa, stems, 1, everything=False) == ["x-gpu-offload"]
+    out = tmp_path / "q.json"
+    new = bc.qa_command("--wiki WIKI --qa QA --out OUT", tmp_path, qa, ["a", "b"], out)
+    assert new is not None and new[2:] == [
+        "--wiki",
+        str(tmp_path),
+        "--qa",
+        str(qa),
+        "--only",
+        "a,b",
+        "--json",
+        "--out",
+        str(out),
+    ]
+    old = bc.qa_command("--repo REPO --qa QA --save-json PATH", tmp_path, qa, ["a"], out)
+    assert old is not None and old[2:4] == ["--repo", str(tmp_path)] and old[-2] == "--save-json"
+    assert bc.qa_command("--repo REPO", tmp_path, qa, ["a"], out) is None
 
 
 def test_help_and_the_shipped_corpus() -> None:
@@ -267,3 +286,34 @@ def test_help_and_the_shipped_corpus() -> None:
     expected = bc.load_expected(REPO / "scripts/data/corpus/expected.yaml")
     assert len(expected) == 14
     assert all((REPO / "scripts/data/corpus" / name).is_file() for name in expected)
+
+
+def test_ingest_rates_from_the_ingest_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wiki, _ = compiled_wiki(tmp_path)
+    vault = bc.read_vault(wiki / "wiki", bc.fallback_fragment_reason)
+    outcome = {
+        "raw": "raw/doc-a.md",
+        "status": "ingested",
+        "seconds": {"extract": 1.5, "write": 0.9},
+        "stats": {"extract": {"prefill_tokens": 70, "generated_tokens": 8}},
+    }
+    doc = bc.measure_document(
+        "doc-a.md", DOC_A, [("Alpha",)], vault, Config(), bc.fallback_cut_reason, outcome
+    )
+    assert (doc.ingest_s, doc.prefill_tokens, doc.generated_tokens) == (2.4, 70, 8)
+    assert doc.status == "ingested" and doc.recall == 1.0
+    monkeypatch.setattr(bc, "source_tokens", lambda config, model, texts: (35, None))
+    ingest: dict[str, Any] = {
+        "wall_s": 4.8,
+        "stats": {"prefill_tokens": 70, "generated_tokens": 20, "decode_s": 4.0},
+    }
+    assert bc.ingest_rates(ingest, [doc], Config(), None, [DOC_A]) == []
+    assert ingest["s_per_1k_words"] == 200.0 and ingest["source_s_per_1k_words"] == 100.0
+    assert (ingest["prefill_ratio"], ingest["decode_tok_s"]) == (2.0, 5.0)
+    monkeypatch.setattr(bc, "source_tokens", lambda config, model, texts: (None, "no tokenizer"))
+    bare: dict[str, Any] = {"wall_s": 1.0, "stats": {}}
+    skipped = bc.ingest_rates(bare, [doc], Config(), None, [DOC_A])
+    assert skipped == ["no tokenizer", "decode tok/s: the ingest JSON reports no decode time"]
+    assert bare["prefill_ratio"] is None and bare["decode_tok_s"] is None
