@@ -162,7 +162,7 @@ class Writer:
                 f"{shown} {'has' if len(dirty) == 1 else 'have'} uncommitted changes of yours, "
                 "and this operation would commit them with its own; nothing was changed",
                 hint="Commit them first (git add … && git commit), or discard them, then run "
-                "wikic again; or pass --include-my-edits to let wikic commit them too.",
+                "wikic again (rename, merge and delete also take --include-my-edits).",
             )
 
     def _full_changes(self, plan: Plan, today: dt.date) -> dict[str, str | None]:
