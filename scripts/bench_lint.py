@@ -153,7 +153,7 @@ def generate_wiki(root: Path, pages: int, seed: int = 0) -> dict[str, int]:
             "raw": raw_rel,
             "sha256": sha256_bytes(raw_text.encode()),
             "ingested": DAY,
-            "summary": paras[0][:150],
+            "summary": paras[0][: paras[0].index(".") + 1],  # whole sentences, as ingest writes
             "tags": ["bench"],
         }
         written.append(Page(f"sources/{slug}.md", props, body))

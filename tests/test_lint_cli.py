@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.helpers.lint_fixtures import FixtureWiki, build_clean_wiki, topic_page
+from tests.helpers.lint_fixtures import FixtureWiki, build_clean_wiki, fact_line, topic_page
 from wikic.cli import app, backends
 from wikic.lint import EXIT_BUSY, RULES
 from wikic.llm.fake import FakeBackend
@@ -28,7 +28,9 @@ def lint(wiki: FixtureWiki, *args: str):  # type: ignore[no-untyped-def]
 
 
 def add_warning(wiki: FixtureWiki) -> None:
-    wiki.commit({"wiki/concepts/lonely.md": topic_page("concept", "Lonely", [], [], ["kv-cache"])})
+    fact = fact_line("Nothing links to this lonely page.", "kv-cache", 1, "f-l1")
+    lonely = topic_page("concept", "Lonely", [fact], [], ["kv-cache"])
+    wiki.commit({"wiki/concepts/lonely.md": lonely})
 
 
 def add_error(wiki: FixtureWiki) -> None:

@@ -130,6 +130,15 @@ _RULE_LIST = (
         "an operation a crash interrupted (its journal is still in .wikic/)",
         fixable=True,
     ),
+    Rule("fragment-fact", "warning", "a `## Facts` bullet that is not a whole sentence"),
+    Rule("cut-summary", "warning", "a summary or lead paragraph that ends mid-sentence"),
+    Rule("instruction-title", "error", "a page title copied from wikic's own prompt text"),
+    Rule("empty-topic", "warning", "an entity or concept page with no cited facts"),
+    Rule(
+        "duplicate-from-one-ingest",
+        "warning",
+        "one topic made into two pages (same or nearly the same name) by one ingest",
+    ),
     Rule(
         "contradiction",
         "warning",

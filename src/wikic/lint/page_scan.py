@@ -1,5 +1,6 @@
-"""One page file as lint reads it: properties, links with offsets, block ids, headings and the
-bullets of its Facts and Contradictions sections, each parsed lazily and at most once.
+"""One page file as lint reads it: properties, links with offsets, block ids, headings, the
+lead paragraph and the bullets of its Facts and Contradictions sections, each parsed lazily and
+at most once.
 
 `split_file` parses a page as `parse_page` does but faster (`yamlfast`) and also says where the
 body starts, so findings can name file lines.
@@ -8,6 +9,7 @@ body starts, so findings can name file lines.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -29,6 +31,9 @@ _SCALAR_KINDS = {
 }  # fmt: skip
 # python-frontmatter passes properties as keyword arguments: these names (and non-text keys) fail
 _FRONTMATTER_RESERVED = ("content", "handler")
+_BLOCK_ID_RE = re.compile(r"\s+\^[A-Za-z0-9-]+$")
+_NUMBERED_RE = re.compile(r"\d+[.)]\s")
+_NOT_PROSE = ("#", "-", "*", "+", ">", "|", "`", "~", "!", "<", "$", "%", "[[")
 
 
 @dataclass
@@ -102,6 +107,11 @@ class PageScan:
         return property_links(self.page)
 
     @cached_property
+    def lead(self) -> tuple[str, int] | None:
+        """The prose paragraph after the H1 and its offset in the body (`lead_paragraph`)."""
+        return lead_paragraph(self.body)
+
+    @cached_property
     def facts(self) -> list[Claim]:
         return self._claims(FACTS)
 
@@ -113,6 +123,24 @@ class PageScan:
         if self.type == "source" or f"## {heading}" not in self.body:
             return []
         return section_claims(self.body, heading, self.links)
+
+
+def lead_paragraph(body: str) -> tuple[str, int] | None:
+    """The first paragraph after the H1 and its offset in `body`, if it is prose (not a list,
+    quote, table, code, heading or embed); None when the body does not open with an H1."""
+    start = len(body) - len(body.lstrip())
+    if not body.startswith("# ", start):
+        return None
+    pos = body.find("\n", start)
+    if pos < 0:
+        return None
+    while pos < len(body) and body[pos] in " \t\n":
+        pos += 1
+    end = body.find("\n\n", pos)
+    text = _BLOCK_ID_RE.sub("", body[pos : end if end >= 0 else len(body)].strip())
+    if not text or text.startswith(_NOT_PROSE) or _NUMBERED_RE.match(text):
+        return None
+    return text, pos
 
 
 def read_text(file: str) -> str:

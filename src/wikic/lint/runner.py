@@ -39,6 +39,13 @@ from wikic.lint.rules_pages import (
     check_properties,
     check_unreadable,
 )
+from wikic.lint.rules_quality import (
+    check_cut_summaries,
+    check_empty_topics,
+    check_fragment_facts,
+    check_ingest_duplicates,
+    check_instruction_titles,
+)
 from wikic.lint.rules_repo import (
     SourceChange,
     check_journal,
@@ -137,6 +144,11 @@ def structural_findings(
         (("open-contradiction",), lambda: check_contradictions(scan)),
         (("uncommitted-changes",), lambda: check_uncommitted(scan)),
         (("interrupted-operation",), lambda: check_journal(scan)),
+        (("fragment-fact",), lambda: check_fragment_facts(scan)),
+        (("cut-summary",), lambda: check_cut_summaries(scan)),
+        (("instruction-title",), lambda: check_instruction_titles(scan)),
+        (("empty-topic",), lambda: check_empty_topics(scan)),
+        (("duplicate-from-one-ingest",), lambda: check_ingest_duplicates(scan)),
     ]
     found: list[Finding] = []
     for emitted, run in checks:

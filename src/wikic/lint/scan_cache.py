@@ -26,7 +26,7 @@ from wikic.vault.links import WikiLink, parse_inner
 from wikic.vault.pages import Page
 
 CACHE_NAME = "lint-scan"  # a folder of SHARDS json files
-FORMAT = 2  # bump when what a scan keeps, or how pages are parsed, changes
+FORMAT = 3  # bump when what a scan keeps, or how pages are parsed, changes
 RACY_NS = 2_000_000_000
 SHARDS = 64  # an edit to a few pages rewrites a few small files, not the whole cache
 Signature = tuple[int, int, int]
@@ -93,6 +93,14 @@ def _claims_out(claims: list[Claim], links: list[Link]) -> list[Any]:
     return rows
 
 
+def _lead_out(ps: PageScan) -> list[Any] | None:
+    """[offset, text], with text 0 when it is the summary property (wikic writes it there)."""
+    if ps.lead is None:
+        return None
+    text, offset = ps.lead
+    return [offset, 0 if text and text == ps.page.summary else text]
+
+
 def shard_of(rel: str) -> int:
     return zlib.crc32(rel.encode("utf-8")) % SHARDS
 
@@ -153,11 +161,12 @@ class ScanCache:
         plain: dict[str, WikiLink],
         embeds: dict[str, WikiLink],
     ) -> PageScan:
-        _, props, offset, has_code, links, blocks, facts, contradictions = entry
+        _, props, offset, has_code, links, blocks, facts, contradictions, lead = entry
         page = Page(rel, {k: _decode(v) for k, v in props.items()}, "")
         refs = [Link(s, e, self._link(i, bool(m), plain, embeds)) for s, e, i, m in links]
         ps = PageScan(page, file, offset, refs, bool(has_code))
         ps.__dict__["block_defs"] = [(t, o, bool(v)) for t, o, v in blocks]
+        ps.__dict__["lead"] = None if lead is None else (str(lead[1] or page.summary), lead[0])
         for name, rows in (("facts", facts), ("contradictions", contradictions)):
             ps.__dict__[name] = [
                 Claim(t, b, s, e, tuple(refs[i].link for i in picked))
@@ -197,6 +206,7 @@ class ScanCache:
                     [list(b) for b in ps.block_defs],
                     _claims_out(ps.facts, ps.links),
                     _claims_out(ps.contradictions, ps.links),
+                    _lead_out(ps),
                 ]
         with contextlib.suppress(OSError):
             self.dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,191 @@
+"""Rules for what ingest lets slip on real documents: fragment facts, cut summaries, titles that
+echo the prompt, topic pages without facts, one topic split into two pages by one ingest.
+
+Judging prose is `vault.prose_checks` (ingest uses the same functions to refuse fragments), so
+lint and ingest agree on what a whole fact is. All rules read the scan only (the lead paragraph
+and the facts come from the scan cache for unchanged pages).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterator
+
+from wikic.lint.findings import Finding
+from wikic.lint.page_scan import PageScan
+from wikic.lint.rules_links import snippet
+from wikic.lint.scan import WikiScan
+from wikic.vault.names import name_key, near_duplicate_pairs
+from wikic.vault.prose_checks import cut_reason, fragment_reason, instruction_echo
+
+TOPIC_TYPES = ("entity", "concept")
+_LEAD_TYPES = ("entity", "concept", "source", "digest")  # analyses open with the question
+
+
+def check_fragment_facts(scan: WikiScan) -> Iterator[Finding]:
+    """fragment-fact: a fact bullet that is not a whole, self-contained statement."""
+    for ps in scan:
+        if ps.type not in TOPIC_TYPES:
+            continue
+        for fact in ps.facts:
+            reason = fragment_reason(fact.text)
+            if reason is None:
+                continue
+            yield Finding(
+                "warning",
+                "fragment-fact",
+                scan.rel(ps.path),
+                f'fact is a fragment, {reason}: "{snippet(fact.text)}"',
+                "Replace it with the whole sentence of the source it came from (keep the "
+                "citation), or delete the bullet.",
+                line=ps.line(fact.start),
+            )
+
+
+def check_cut_summaries(scan: WikiScan) -> Iterator[Finding]:
+    """cut-summary: a `summary` property or lead paragraph that ends mid-sentence."""
+    for ps in scan:
+        rel = scan.rel(ps.path)
+        summary = ps.page.summary
+        summary_reason = cut_reason(summary) if summary else None
+        if summary_reason:
+            yield Finding(
+                "warning",
+                "cut-summary",
+                rel,
+                f'summary {summary_reason}: "{snippet(summary[-120:])}"',
+                "Finish the sentence or end the summary at the last whole one.",
+            )
+        if ps.type not in _LEAD_TYPES:
+            continue
+        if ps.lead is None:
+            continue
+        lead, offset = ps.lead
+        reason = cut_reason(lead)
+        if reason is None or (
+            summary_reason and " ".join(lead.split()) == " ".join(summary.split())
+        ):
+            continue  # whole, or the same text as the summary already reported
+        yield Finding(
+            "warning",
+            "cut-summary",
+            rel,
+            f'lead paragraph {reason}: "{snippet(lead[-120:])}"',
+            "Finish the sentence or end the paragraph at the last whole one.",
+            line=ps.line(offset),
+        )
+
+
+def check_instruction_titles(scan: WikiScan) -> Iterator[Finding]:
+    """instruction-title: a page title copied from wikic's own prompt text."""
+    for ps in scan:
+        reason = instruction_echo(ps.page.title)
+        if reason is None:
+            continue
+        yield Finding(
+            "error",
+            "instruction-title",
+            scan.rel(ps.path),
+            f'title "{snippet(ps.page.title)}" {reason}, not the source',
+            "Set the title the document gives itself (its front matter title or first heading), "
+            "then re-ingest or rename the page.",
+        )
+
+
+def _cites_a_source(scan: WikiScan, ps: PageScan) -> bool:
+    targets = scan.targets(ps)
+    return any(
+        ref.link.block is not None and t is not None and t.type == "source"
+        for ref, t in zip(ps.links, targets, strict=True)
+    )
+
+
+def check_empty_topics(scan: WikiScan) -> Iterator[Finding]:
+    """empty-topic: an entity or concept page with no fact bullets and no cited evidence."""
+    for ps in scan:
+        if ps.type not in TOPIC_TYPES or ps.facts or _cites_a_source(scan, ps):
+            continue
+        yield Finding(
+            "warning",
+            "empty-topic",
+            scan.rel(ps.path),
+            f"'{ps.page.title}' has no facts: nothing on it cites a source",
+            "Add cited facts under ## Facts, merge it into a related page "
+            f"(wikic merge {ps.path.removesuffix('.md')} OTHER-PAGE), or delete it.",
+        )
+
+
+def _source_names(ps: PageScan) -> frozenset[str]:
+    names = set()
+    for value in ps.page.sources:
+        inner = value.strip().removeprefix("[[").removesuffix("]]")
+        target = inner.split("|", 1)[0].split("#", 1)[0].strip().removesuffix(".md")
+        if target:
+            names.add(target.casefold())
+    return frozenset(names)
+
+
+def _created(ps: PageScan) -> object:
+    value = ps.page.props.get("created")
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+def _same_ingest(a: PageScan, b: PageScan) -> str | None:
+    """The source(s) both pages were made from, if one ingest made both: the same single
+    source, or a shared source and the same creation date."""
+    sa, sb = _source_names(a), _source_names(b)
+    shared = sa & sb
+    if not shared:
+        return None
+    created = _created(a)
+    if (len(sa) == 1 and sa == sb) or (created is not None and created == _created(b)):
+        return ", ".join(sorted(shared))
+    return None
+
+
+def _repeat_free(name: str) -> str:
+    """The name with a word repeated right after itself dropped: `fine-tune fine-tune`."""
+    words = name.split()
+    kept = [w for i, w in enumerate(words) if i == 0 or w.casefold() != words[i - 1].casefold()]
+    return " ".join(kept)
+
+
+def check_ingest_duplicates(scan: WikiScan) -> Iterator[Finding]:
+    """duplicate-from-one-ingest: one topic made into two pages by the same ingest."""
+    names: dict[str, dict[str, str]] = defaultdict(dict)  # key → page path → name
+    for ps in scan:
+        if ps.type not in TOPIC_TYPES:
+            continue
+        for name in (ps.page.title, *ps.page.aliases):
+            once = _repeat_free(name)
+            for key in {name_key(name), name_key(once)} if once != name else {name_key(name)}:
+                if key:
+                    names[key].setdefault(ps.path, name)
+    pairs: set[tuple[str, str]] = set()
+    for by_page in names.values():
+        paths = sorted(by_page)
+        pairs.update((a, b) for i, a in enumerate(paths) for b in paths[i + 1 :])
+    for ka, kb in near_duplicate_pairs(names):
+        for pa in names[ka]:
+            for pb in names[kb]:
+                if pa != pb:
+                    pairs.add((min(pa, pb), max(pa, pb)))
+    for a, b in sorted(pairs):
+        first, second = scan.pages[a], scan.pages[b]
+        source = _same_ingest(first, second)
+        if source is None:
+            continue
+        # keep the page with more facts (then the shorter name): the other one is merged in
+        keep, drop = sorted(
+            (first, second), key=lambda p: (-len(p.facts), len(p.page.title), p.path)
+        )
+        yield Finding(
+            "warning",
+            "duplicate-from-one-ingest",
+            scan.rel(drop.path),
+            f"'{drop.page.title}' and '{keep.page.title}' ({scan.rel(keep.path)}) are one topic "
+            f"made into two pages from {source}",
+            f"Merge them: wikic merge {drop.path.removesuffix('.md')} "
+            f"{keep.path.removesuffix('.md')}",
+        )
