@@ -35,6 +35,11 @@ FRAGMENTS = [
     ("Tips and Tricks for the HTTP Server", "heading"),
     ("Python 3.11", "heading"),
     ("The minimum version is 3.11", "no terminal punctuation"),
+    ("It has let this sit far too long (plans to change that)", "no terminal punctuation"),
+    ("A keyring provider for the index (requires opt-in)", "no terminal punctuation"),
+    ("They exported keynote slides as individual images [...]", "'…'"),
+    ("Example output:", "ends with ':'"),
+    ("Thanks for reading!", "fewer than 4 words"),
     ("", "empty"),
     ("[[sources/x#^p3]]", "empty"),
 ]
@@ -59,6 +64,7 @@ WHOLE = [
     "**DWQ** distils a quantized model from the full-precision one.",
     "Caches are stored under `~/.cache/huggingface` by default.",
     "Use a &lt;br&gt; tag only in tables \\[sic\\].",
+    "To force uv to revalidate cached data, run uv pip install --refresh ....",  # args elided
 ]
 
 

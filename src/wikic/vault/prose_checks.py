@@ -32,10 +32,9 @@ _MINOR = frozenset({
 # Words no English sentence ends on: text ending on one was cut (often at a markdown link).
 _CONTINUES = frozenset({
     "a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for",
-    "from", "with", "into", "onto", "via", "than", "as", "if", "that", "which", "who", "whose",
-    "whom", "is", "are", "was", "were", "be", "been", "has", "have", "had", "its", "their",
-    "our", "your", "my", "his", "her", "this", "these", "those", "such", "each", "every",
-    "some", "any", "no", "very", "like", "using", "including",
+    "from", "with", "into", "onto", "via", "than", "if", "whose", "is", "are", "was", "were",
+    "been", "has", "had", "its", "their", "our", "your", "my", "such", "each", "every", "no",
+    "very", "using", "including",
 })  # fmt: skip
 
 # Sentences of the instructions in wikic's prompts (ingest, consolidation, lint, query, the
@@ -153,7 +152,7 @@ def _mask_code(text: str) -> str:
 
 def _terminated(masked: str) -> bool:
     end = masked.rstrip(_CLOSERS + " ")
-    if end and end[-1] in _TERMINAL and not end.endswith("..."):
+    if end and end[-1] in _TERMINAL and (not end.endswith("...") or end.endswith("....")):
         return True
     # a remark in parentheses after a whole sentence: "It saves prefill. *(inference: …)*"
     bare = masked.rstrip("*_ ")
@@ -162,8 +161,10 @@ def _terminated(masked: str) -> bool:
 
 
 def _ellipsis(masked: str) -> bool:
+    """Ends with an ellipsis; one followed by a full stop ("run `x ...`." as prose) ends a
+    sentence."""
     end = masked.rstrip(_CLOSERS + " ")
-    return end.endswith(("...", "…"))
+    return end.endswith(("...", "…")) and not end.endswith(("....", "…."))
 
 
 def _looks_like_heading(masked: str) -> bool:
@@ -224,10 +225,9 @@ def fragment_reason(text: str) -> str | None:
     if not _terminated(masked):
         if _looks_like_heading(masked):
             return "looks like a heading, not a sentence"
-        words = _WORD_RE.findall(masked)
-        last = words[-1].casefold() if words else ""
-        if last in _CONTINUES:
-            return f"cut off mid-sentence (ends with '{words[-1]}')"
+        last = masked.rpartition(" ")[2]
+        if last.casefold() in _CONTINUES:
+            return f"cut off mid-sentence (ends with '{last}')"
         return "no terminal punctuation (not a whole sentence)"
     if masked.rstrip(_CLOSERS + " ").endswith("?"):
         return "a question, not a statement"
