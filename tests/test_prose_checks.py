@@ -199,7 +199,7 @@ def test_every_prompt_opening_is_recognised() -> None:
     """A prompt's opening sentence that became a title is caught: keep INSTRUCTION_TEXTS and
     INSTRUCTION_OPENINGS in step with the prompts."""
     openings = _prompt_openings()
-    assert len(openings) >= 8
+    assert len(openings) >= 4  # the scan found the prompts (it reads the modules, not names)
     assert [p for p in openings if instruction_echo(p) is None] == []
 
 
