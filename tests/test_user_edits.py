@@ -4,6 +4,7 @@ the user's edit stay as they were. Committed hand edits are the user's to keep."
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 from pathlib import Path
@@ -14,7 +15,9 @@ from typer.testing import CliRunner
 from tests.helpers.ingest_fakes import two_source_script
 from tests.helpers.wikitools import git, make_wiki
 from wikic.cli import app, backends
+from wikic.ingest.render import TopicEdit, apply_topic_edit
 from wikic.paths import WikiPaths
+from wikic.vault.pages import parse_page
 
 DATA = Path(__file__).parent / "data" / "ingest"
 runner = CliRunner()
@@ -53,3 +56,79 @@ def test_ingest_refuses_to_commit_an_uncommitted_hand_edit(wiki: WikiPaths) -> N
     assert result.exit_code == 0, result.output
     assert runner.invoke(app, ["-C", str(wiki.root), "undo"]).exit_code == 0
     assert page.read_text(encoding="utf-8") == edited
+
+
+def test_hand_edits_survive_an_update_and_a_forced_reingest(wiki: WikiPaths) -> None:
+    page = wiki.wiki / "entities" / "gemma-3.md"
+    text = page.read_text(encoding="utf-8")
+    fact_line = next(line for line in text.split("\n") if line.startswith("- Gemma 3 interleaves"))
+    fixed_line = fact_line.replace("sliding-window layers", "sliding window layers")
+    text = text.replace(fact_line, fixed_line)  # a typo fix inside a fact
+    text = text.replace("\n## Facts", "\nMy own paragraph about Gemma.\n\n## Facts")
+    text = text.rstrip("\n") + "\n\nI also read the technical report.\n"  # a note under Sources
+    page.write_text(text, encoding="utf-8")
+    git(wiki.root, "commit", "-qam", "my edits")
+
+    def kept() -> str:
+        now = page.read_text(encoding="utf-8")
+        assert "My own paragraph about Gemma." in now
+        assert fixed_line in now
+        assert now.rstrip("\n").endswith("I also read the technical report.")
+        return now
+
+    result = runner.invoke(app, ["-C", str(wiki.root), "ingest", "raw/sliding-window.md"])
+    assert result.exit_code == 0, result.output
+    now = kept()
+    assert "interleaves 3 local" in now and "## Contradictions" in now  # the update landed
+    assert "[[sources/sliding-window|Sliding-window attention]]" in now
+    result = runner.invoke(app, ["-C", str(wiki.root), "ingest", "--force", "raw/kv-cache.md"])
+    assert result.exit_code == 0, result.output
+    kept()
+
+
+def _edit(summary: str) -> TopicEdit:
+    return TopicEdit(
+        path="concepts/kv-cache.md",
+        title="KV cache",
+        type="concept",
+        aliases=(),
+        new_facts=(),
+        summary=summary,
+        contradictions=(),
+        related=(),
+        source_page="sources/b.md",
+        source_title="B",
+    )
+
+
+PAGE = """---
+type: concept
+title: KV cache
+summary: Old summary.
+---
+
+# KV cache
+
+{lead}
+
+## Facts
+
+- A fact. [[sources/a#^p1]] ^f-aaaaaa
+"""
+
+
+def test_the_summary_paragraph_changes_and_paragraphs_the_user_added_stay() -> None:
+    page = parse_page("concepts/kv-cache.md", PAGE.format(lead="Old summary.\n\nMine too."))
+    new = apply_topic_edit(page, _edit("New summary."), dt.date(2026, 1, 2))
+    assert "# KV cache\n\nNew summary.\n\nMine too.\n\n## Facts" in new.body
+    assert new.props["summary"] == "New summary."
+
+
+def test_an_edited_summary_paragraph_is_kept_and_reported(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    page = parse_page("concepts/kv-cache.md", PAGE.format(lead="My own words."))
+    new = apply_topic_edit(page, _edit("New summary."), dt.date(2026, 1, 2))
+    assert "# KV cache\n\nMy own words.\n\n## Facts" in new.body
+    assert new.props["summary"] == "New summary."  # recorded: what wikic would have written
+    assert "kept your edited opening paragraph of concepts/kv-cache.md" in caplog.text

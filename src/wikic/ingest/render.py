@@ -8,6 +8,7 @@ Contradictions keep both facts and add an entry with a status. Unknown sections 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,17 +25,22 @@ from wikic.vault.sections import (
     SOURCES,
     USAGE,
     Body,
+    Bullet,
+    edit_bullets,
     split_body,
 )
 from wikic.vault.topic_page import (
     Fact,
     add_contradictions,
     cited_sources,
+    claim_text,
+    fact_id,
     merge_links,
     parse_facts,
     source_link,
 )
 
+log = logging.getLogger(__name__)
 MAX_RELATED = 8
 
 
@@ -118,6 +124,7 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     body = split_body(existing.body) if existing else Body(lead=f"# {edit.title}\n")
     facts = parse_facts(body)
     by_id = {f.id: i for i, f in enumerate(facts)}
+    added: list[Fact] = []
     for fact in edit.new_facts:
         if fact.id in by_id:
             old = facts[by_id[fact.id]]
@@ -126,7 +133,17 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
         else:
             by_id[fact.id] = len(facts)
             facts.append(fact)
-    body.set(FACTS, "\n".join(f.render() for f in facts))
+            added.append(fact)
+    # bullets change in place: a note the user wrote between facts stays where it is
+    now = {f.id: f for f in facts}
+    body.set(
+        FACTS,
+        edit_bullets(
+            body.get(FACTS),
+            lambda b: _fact_line(b, now),
+            append=[f.render() for f in added],
+        ),
+    )
     _merge_usage(body, edit.usage)
     merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
     merge_links(body, SOURCES, [source_link(edit.source_page, edit.source_title)])
@@ -134,8 +151,10 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     props = dict(existing.props) if existing else {}
     title = str(props.get("title") or edit.title)
     summary = edit.summary if edit.summary else str(props.get("summary") or "")
-    if edit.summary or existing is None:
+    if existing is None:
         body.lead = f"# {title}\n\n{summary}".rstrip()
+    elif edit.summary:
+        body.lead = _new_lead(body.lead, str(props.get("summary") or ""), summary, edit.path)
     aliases = [str(a) for a in props.get("aliases") or []]
     for alias in edit.aliases:
         if not related(alias, title):
@@ -162,6 +181,31 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     else:
         props.pop("contradictions", None)
     return Page(edit.path, props, body.render())
+
+
+def _fact_line(bullet: Bullet, facts: Mapping[str, Fact]) -> str | None:
+    """A fact bullet's new text if its citations grew, else None (kept byte for byte, so a typo
+    the user fixed in it stays fixed)."""
+    fact = facts.get(bullet.block or fact_id(claim_text(bullet)))
+    if fact is None or fact.citations == tuple(lnk.render() for lnk in bullet.citations):
+        return None
+    return fact.render()
+
+
+def _new_lead(lead: str, old_summary: str, summary: str, path: str) -> str:
+    """The lead with the summary paragraph wikic wrote last (`old_summary`, the `summary`
+    property) replaced. Paragraphs the user added stay; a summary paragraph the user rewrote
+    is kept and reported (the property still gets the new summary)."""
+    if old_summary and old_summary in lead:
+        return lead.replace(old_summary, summary, 1)
+    if not lead.strip() or all(
+        line.startswith("# ") or not line.strip() for line in lead.split("\n")
+    ):
+        return f"{lead.rstrip()}\n\n{summary}".strip()
+    log.warning(
+        "kept your edited opening paragraph of %s (its new summary is in its properties)", path
+    )
+    return lead
 
 
 def _merge_usage(body: Body, examples: Sequence[str]) -> None:

@@ -14,6 +14,7 @@ Sections wikic does not know are kept as they are, in place.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wikic.vault.links import WikiLink, parse_links
@@ -132,3 +133,41 @@ def bullets(section_text: str | None) -> list[Bullet]:
             text = text[: bm.start()]
         result.append(Bullet(text.strip(), block, tuple(parse_links(text))))
     return result
+
+
+def edit_bullets(
+    section_text: str | None,
+    replace: Callable[[Bullet], str | None] | None = None,
+    append: Sequence[str] = (),
+) -> str:
+    """A section's text with some top-level bullets changed and new ones added, every other
+    line (a note the user wrote under a list, a nested item) kept as it is.
+
+    `replace(bullet)` gives the item's new text (starting `- `), "" to remove it, or None to
+    keep it byte for byte; `append`ed items go after the last item (else at the end)."""
+    lines = (section_text or "").split("\n")
+    out: list[str] = []
+    last_item_end = -1
+    i = 0
+    while i < len(lines):
+        if not _BULLET_RE.match(lines[i]):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].startswith((" ", "\t")) and lines[j].strip():
+            j += 1
+        group = lines[i:j]
+        new = replace(bullets("\n".join(group))[0]) if replace is not None else None
+        if new != "":  # kept as written, or replaced
+            out += group if new is None else new.split("\n")
+            last_item_end = len(out)
+        i = j
+    if append:
+        at = last_item_end if last_item_end >= 0 else len(out)
+        if at == len(out):
+            while out and not out[-1].strip():
+                out.pop()
+            at = len(out)
+        out[at:at] = list(append)
+    return "\n".join(out)

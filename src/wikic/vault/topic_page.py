@@ -16,7 +16,16 @@ from dataclasses import dataclass
 
 from wikic.vault.links import link
 from wikic.vault.pages import Page
-from wikic.vault.sections import CONTRADICTIONS, FACTS, SOURCES, Body, Bullet, bullets, split_body
+from wikic.vault.sections import (
+    CONTRADICTIONS,
+    FACTS,
+    SOURCES,
+    Body,
+    Bullet,
+    bullets,
+    edit_bullets,
+    split_body,
+)
 
 _CITATION_RE = re.compile(r"\s*\[\[sources/[^\[\]]*#\^[A-Za-z0-9-]+(?:\|[^\[\]]*)?\]\]")
 
@@ -74,35 +83,47 @@ def merge_links(
 ) -> None:
     current = bullets(body.get(section))
     have = {b.links[0].target.casefold() for b in current if b.links}
-    lines = [f"- {b.text}" for b in current]
+    count = len(current)
+    added: list[str] = []
     for lnk in links:
         target = lnk[2:-2].split("|", 1)[0].split("#", 1)[0].casefold()
-        if target in have or (limit is not None and len(lines) >= limit):
+        if target in have or (limit is not None and count >= limit):
             continue
         have.add(target)
-        lines.append(f"- {lnk}")
-    if lines:
-        body.set(section, "\n".join(lines))
+        added.append(f"- {lnk}")
+        count += 1
+    if added:  # the list grows in place: what else the section holds (a note) stays
+        body.set(section, edit_bullets(body.get(section), append=added))
 
 
 def add_contradictions(body: Body, pairs: Sequence[tuple[str, str, str]]) -> int:
     """Add `**open**` entries for (fact id, fact id, reason) pairs not recorded yet; return the
     number of open entries. Shared with `wikic lint --semantic --fix`."""
     current = bullets(body.get(CONTRADICTIONS))
-    lines = [f"- {b.text}" + (f" ^{b.block}" if b.block else "") for b in current]
     have = {b.block for b in current if b.block}
+    added: list[str] = []
     for new, old, why in pairs:
         block = "x-" + hashlib.sha256("|".join(sorted((new, old))).encode()).hexdigest()[:6]
         if block in have:
             continue
         have.add(block)
         reason = " ".join(why.split()).replace("[[", "[").replace("]]", "]")
-        lines.append(
+        added.append(
             f"- **open** — {link('', block=new)} vs {link('', block=old)}: {reason} ^{block}"
         )
-    if lines:
-        body.set(CONTRADICTIONS, "\n".join(lines))
-    return sum(1 for line in lines if line.startswith("- **open**"))
+    if added:  # entries the user resolved, and notes between them, stay as written
+        body.set(CONTRADICTIONS, edit_bullets(body.get(CONTRADICTIONS), append=added))
+    return sum(1 for b in current if b.status == "open") + len(added)
+
+
+def _updated(bullet: Bullet, by_id: dict[str, Fact]) -> str | None:
+    """A fact bullet as `by_id` now has it: None when unchanged, "" when it went."""
+    fact_key = bullet.block or fact_id(claim_text(bullet))
+    fact = by_id.get(fact_key)
+    if fact is None:
+        return ""
+    before = tuple(lnk.render() for lnk in bullet.citations)
+    return None if fact.citations == before and fact.text == claim_text(bullet) else fact.render()
 
 
 def retract_source(page: Page, source_page: str, relocate: dict[str, str]) -> tuple[Page, int]:
@@ -135,19 +156,19 @@ def retract_source(page: Page, source_page: str, relocate: dict[str, str]) -> tu
     if not changed:
         return page, 0
     if kept:
-        body.set(FACTS, "\n".join(f.render() for f in kept))
+        by_id = {f.id: f for f in kept}
+        body.set(FACTS, edit_bullets(body.get(FACTS), lambda b: _updated(b, by_id)))
     else:
         body.remove(FACTS)
     props = dict(page.props)
     props["sources"] = cited_sources(kept)
     if f"[[{source_page.removesuffix('.md')}]]" not in props["sources"]:
-        remaining = [
-            b
-            for b in bullets(body.get(SOURCES))
-            if not (b.links and b.links[0].target.casefold() == name)
-        ]
-        if remaining:
-            body.set(SOURCES, "\n".join(f"- {b.text}" for b in remaining))
+        text = edit_bullets(
+            body.get(SOURCES),
+            lambda b: "" if b.links and b.links[0].target.casefold() == name else None,
+        )
+        if text.strip():
+            body.set(SOURCES, text)
         else:
             body.remove(SOURCES)
     return Page(page.path, props, body.render()), dropped
