@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers.ingest_fakes import IngestScript, ScriptedTopic, two_source_script
 from tests.helpers.wikitools import git, make_wiki, snapshot
-from wikic.errors import GenerationError
+from wikic.errors import BackendError
 from wikic.ingest.pipeline import IngestRequest, ingest
 from wikic.llm.fake import FakeBackend
 from wikic.vault.catalog import render_index
@@ -177,13 +177,13 @@ def test_llm_failure_mid_batch_keeps_earlier_sources(wiki) -> None:
     def flaky(call):
         calls["n"] += 1
         if "Sliding-window attention" in call.prompt and call.schema.__name__ != "Extraction":
-            raise GenerationError("the model's reply does not match the schema")
+            raise BackendError("the model server went away")  # fails the whole batch
         return script.respond(call)
 
     before = snapshot(wiki.root)
     report = run(wiki, FakeBackend(flaky), all_new=True)
     assert [o.status for o in report.outcomes] == ["ingested", "failed"]
-    assert "does not match the schema" in report.outcomes[1].error
+    assert "went away" in report.outcomes[1].error
     assert "sources/sliding-window.md" not in [
         p.relative_to(wiki.wiki).as_posix() for p in wiki.wiki.rglob("*.md")
     ]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wikic.vault.document import Block, Document
+from wikic.vault.prose_checks import fragment_reason
 
 _TERMINAL_RE = re.compile(r"[.!?…](?:[\"'”’)\]`*_]*)$")
 _DEFINITION_RE = re.compile(
@@ -58,10 +59,13 @@ def fact_text(text: str, block: Block) -> str | None:
     if flat.count("`") % 2 or flat.count("(") != flat.count(")"):
         return None  # cut inside a code span or a parenthesis
     if _TERMINAL_RE.search(flat):
-        return flat
-    if block.kind == "table" or (block.kind == "item" and _DEFINITION_RE.match(flat)):
-        return flat + "."
-    return None
+        fact = flat
+    elif block.kind == "table" or (block.kind == "item" and _DEFINITION_RE.match(flat)):
+        fact = flat + "."
+    else:
+        return None
+    # the same rule lint applies afterwards (`fragment-fact`): what ingest writes lints clean
+    return None if fragment_reason(fact) else fact
 
 
 def fact_sentences(doc: Document) -> list[Sentence]:

@@ -18,7 +18,15 @@ from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
 from wikic.ingest.text import quote
-from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment
+from wikic.llm.backend import (
+    EMPTY_STATS,
+    Backend,
+    Generation,
+    GenerationStats,
+    Request,
+    Segment,
+    generate_batch,
+)
 from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
@@ -92,17 +100,21 @@ def write_source(
         prompts.catalog_segment(catalog, max_lines=CATALOG_LINES),
     ]
     links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
-    for i, (topic, target) in enumerate(plan.topics):
-        if on_page:
-            on_page(i + 1, len(plan.topics), target.title)
+    jobs = []
+    for topic, target in plan.topics:
         existing = out.pages.get(target.path) or vault.pages.get(target.path)
         new_facts = [
             Fact(fact_id(quote(s.text)), quote(s.text), (citation(plan.source_page, s.paragraph),))
             for s in (ex.sentences[sid] for sid in topic.facts)
         ]
-        summary, pairs = _write_page(
-            backend, head, plan, topic.name, target, existing, new_facts, out
-        )
+        jobs.append(_page_job(head, plan, target, existing, new_facts))
+    if on_page and jobs:
+        on_page(1, len(jobs), f"{len(jobs)} pages in one batch")
+    requests = [j.request for j in jobs if j.request is not None]
+    replies = iter(generate_batch(backend, requests) if requests else [])
+    for (topic, target), job in zip(plan.topics, jobs, strict=True):
+        existing, new_facts = job.existing, job.new_facts
+        summary, pairs = _page_result(job, next(replies) if job.request else None, target, out)
         edit = TopicEdit(
             path=target.path,
             title=target.title,
@@ -147,82 +159,97 @@ def _section_links(plan: SourcePlan, links: dict[str, str]) -> dict[int, list[st
     return fed
 
 
-def _write_page(
-    backend: Backend,
+@dataclass
+class _PageJob:
+    """One page's model call (None: nothing new to say) and what its reply is read against."""
+
+    existing: Page | None
+    new_facts: list[Fact]
+    request: Request | None = None
+    fresh: list[Fact] = field(default_factory=list)
+    old_facts: list[Fact] = field(default_factory=list)
+    new_labels: dict[str, Fact] = field(default_factory=dict)
+    old_labels: dict[str, Fact] = field(default_factory=dict)
+
+
+def _page_job(
     head: list[Segment],
     plan: SourcePlan,
-    name: str,
     target: PageTarget,
     existing: Page | None,
     new_facts: list[Fact],
-    out: SourceWrite,
-) -> tuple[str | None, list[tuple[str, str, str]]]:
-    """(new summary or None to keep, contradictions as (new id, old id, reason))."""
+) -> _PageJob:
+    job = _PageJob(existing, new_facts)
     if existing is None:
-        gen = backend.generate(
-            [
-                *head,
-                prompts.new_page_task(
-                    target.title,
-                    target.type,
-                    [(f"n{i + 1}", f.text) for i, f in enumerate(new_facts)],
-                ),
-            ],
-            schema=SummaryOnly,
-            max_tokens=PAGE_SUMMARY_CHARS // 3 + 24,
+        task = prompts.new_page_task(
+            target.title, target.type, [(f"n{i + 1}", f.text) for i, f in enumerate(new_facts)]
         )
-        out.stats = out.stats + gen.stats
-        summary = clean_prose(getattr(gen.value, "summary", ""))
-        facts_text = " ".join([target.title, *(f.text for f in new_facts)])
-        if not grounding.grounded(summary, facts_text):
-            summary = new_facts[0].text  # the small-model fallback: the first fact, verbatim
-        return summary or None, []
+        job.request = Request(
+            [*head, task], schema=SummaryOnly, max_tokens=PAGE_SUMMARY_CHARS // 3 + 24
+        )
+        return job
     source_name = plan.source_page.removesuffix(".md").casefold()
-    old_facts = [
+    on_page = parse_facts(split_body(existing.body))
+    job.old_facts = [
         f
-        for f in parse_facts(split_body(existing.body))
+        for f in on_page
         if not any(c[2:-2].split("#", 1)[0].casefold() == source_name for c in f.citations)
     ][-MAX_OLD_FACTS:]
-    old_ids = {f.id for f in parse_facts(split_body(existing.body))}
-    fresh = [f for f in new_facts if f.id not in old_ids]
-    if not fresh:
-        return None, []
-    new_labels = {f"n{i + 1}": f for i, f in enumerate(fresh)}
-    old_labels = {f"o{i + 1}": f for i, f in enumerate(old_facts)}
-    gen = backend.generate(
-        [
-            *head,
-            prompts.update_page_task(
-                target.title,
-                str(existing.props.get("summary") or ""),
-                [(k, f.text) for k, f in old_labels.items()],
-                [(k, f.text) for k, f in new_labels.items()],
-            ),
-        ],
-        schema=page_update_model(list(new_labels), list(old_labels)),
+    old_ids = {f.id for f in on_page}
+    job.fresh = [f for f in new_facts if f.id not in old_ids]
+    if not job.fresh:
+        return job
+    job.new_labels = {f"n{i + 1}": f for i, f in enumerate(job.fresh)}
+    job.old_labels = {f"o{i + 1}": f for i, f in enumerate(job.old_facts)}
+    task = prompts.update_page_task(
+        target.title,
+        str(existing.props.get("summary") or ""),
+        [(k, f.text) for k, f in job.old_labels.items()],
+        [(k, f.text) for k, f in job.new_labels.items()],
+    )
+    job.request = Request(
+        [*head, task],
+        schema=page_update_model(list(job.new_labels), list(job.old_labels)),
         max_tokens=PAGE_SUMMARY_CHARS // 3 + 120,
     )
-    out.stats = out.stats + gen.stats
+    return job
+
+
+def _page_result(
+    job: _PageJob, gen: Generation | None, target: PageTarget, out: SourceWrite
+) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """(new summary or None to keep, contradictions as (new id, old id, reason))."""
+    if gen is not None:
+        out.stats = out.stats + gen.stats
+    value = gen.value if gen is not None else None
+    if job.existing is None:
+        summary = clean_prose(getattr(value, "summary", ""))
+        facts_text = " ".join([target.title, *(f.text for f in job.new_facts)])
+        if not grounding.grounded(summary, facts_text):
+            summary = job.new_facts[0].text  # the small-model fallback: the first fact, verbatim
+        return summary or None, []
+    if not job.fresh:
+        return None, []
     pairs: dict[tuple[str, str], str] = {}
-    for c in getattr(gen.value, "contradictions", []):
-        if c.new in new_labels and c.old in old_labels:
-            pairs[(new_labels[c.new].id, old_labels[c.old].id)] = clean_prose(
+    for c in getattr(value, "contradictions", None) or []:
+        if c.new in job.new_labels and c.old in job.old_labels:
+            pairs[(job.new_labels[c.new].id, job.old_labels[c.old].id)] = clean_prose(
                 c.why, 120, sentences=False
             )
-    for new in fresh:
-        for old in old_facts:
+    for new in job.fresh:
+        for old in job.old_facts:
             reason = conflict_reason(new.text, old.text)
             if reason:
                 pairs.setdefault((new.id, old.id), reason)
-    by_id = {f.id: f for f in [*fresh, *old_facts]}
+    by_id = {f.id: f for f in [*job.fresh, *job.old_facts]}
     for (new_id, old_id), why in pairs.items():
         out.contradictions.append((target.path, by_id[new_id].text, by_id[old_id].text, why))
-    summary = clean_prose(getattr(gen.value, "summary", ""))
+    summary = clean_prose(getattr(value, "summary", ""))
     reference = " ".join(
         [
             target.title,
-            str(existing.props.get("summary") or ""),
-            *(f.text for f in [*old_facts, *fresh]),
+            str(job.existing.props.get("summary") or ""),
+            *(f.text for f in [*job.old_facts, *job.fresh]),
         ]
     )
     if summary and not grounding.grounded(summary, reference):
