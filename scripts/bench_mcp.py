@@ -27,8 +27,9 @@ import anyio
 import yaml
 from mcp import Client, StdioServerParameters
 
-Q1 = "What happens when a prompt is longer than the sliding window?"
-Q2 = "How does the prefix cache take snapshots?"
+# from scripts/data/qa.yaml: questions this repo's wiki answers
+Q1 = "How many tokens is the sliding window of Gemma 3's local layers?"
+Q2 = "By what is episodic memory indexed, and by what is semantic memory indexed?"
 
 
 def copy_wiki(src: Path, dst: Path, max_tokens: int) -> Path:
