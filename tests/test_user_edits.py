@@ -132,3 +132,12 @@ def test_an_edited_summary_paragraph_is_kept_and_reported(
     assert "# KV cache\n\nMy own words.\n\n## Facts" in new.body
     assert new.props["summary"] == "New summary."  # recorded: what wikic would have written
     assert "kept your edited opening paragraph of concepts/kv-cache.md" in caplog.text
+
+
+def test_init_still_merges_an_uncommitted_gitignore(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / ".gitignore").write_text("*.tmp\n")
+    result = runner.invoke(app, ["init", str(vault)])
+    assert result.exit_code == 0, result.output
+    assert "*.tmp" in git(vault, "show", "HEAD:.gitignore")

@@ -126,7 +126,8 @@ class Writer:
         changes = self._full_changes(plan, today or dt.date.today())
         if not changes:
             return OpResult(None, None, ())
-        self._check_no_user_edits(changes)
+        if plan.op != "init":  # init merges the user's own .gitignore on purpose
+            self._check_no_user_edits(changes)
         op_id = new_op_id()
         meta = {"op": plan.op, "title": plan.title}
         journal = Journal.prepare(
