@@ -409,6 +409,7 @@ def test_episode_dirs_make_undated_notes_episodes(tmp_path) -> None:
 
 def test_candidates_are_terms_shared_by_episodes() -> None:
     from wikic.consolidate.candidates import find_candidates
+    from wikic.consolidate.targets import Target
 
     def ep(day: int, *texts: str) -> Episode:
         blocks = tuple(EpisodeBlock(f"p{i + 1}", t, (t,)) for i, t in enumerate(texts))
@@ -421,7 +422,11 @@ def test_candidates_are_terms_shared_by_episodes() -> None:
         ep(3, "Integration tests on port 8080 failed; OpenBLAS too."),
         ep(4, "Port 8080 was busy again today."),
     ]
-    found = {c.name: c.episodes for c in find_candidates(episodes, titles=["Lunch", "Tax"])}
+    pages = [
+        Target("t1", "concepts/lunch.md", None, "Lunch", ""),
+        Target("t2", "x.md", None, "Tax", ""),
+    ]
+    found = {c.name: c.episodes for c in find_candidates(episodes, targets=pages)}
     assert found["OpenBLAS"] == 3
     assert found["port 8080"] == 2  # a word and a number make a phrase
     assert "port" not in found and "Port" not in found  # "port 8080" covers it (same episodes)
@@ -464,8 +469,34 @@ def test_a_digest_sentence_cites_only_the_blocks_it_draws_on(wiki) -> None:
 def test_force_removes_a_pattern_page_the_redo_no_longer_finds(wiki) -> None:
     run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
     assert (wiki.wiki / "concepts" / "port-8080.md").exists()
+    rel = "wiki/sources/2026-04-03-log.md"  # one episode no longer names the port
+    commit_pages(wiki, {rel: (wiki.root / rel).read_text().replace(" on port 8080", "")})
     report, _ = run(wiki, ConsolidateScript(DIGEST, []), force=True)
     assert report.outcomes[0].patterns == []
+    assert "2 distinct episode(s)" in str(report.outcomes[0].rejected[0]["why"])
     assert not (wiki.wiki / "concepts" / "port-8080.md").exists()
     assert "[[concepts/port-8080" not in page(wiki, "wiki/sources/2026-04-01-log.md").body
+    assert lint_problems(wiki) == []
+
+
+def test_a_target_the_evidence_does_not_name_is_refused(wiki) -> None:
+    commit_pages(wiki, {"wiki/concepts/mailing-list.md": page_text("Mailing list", "CI mails.")})
+    wrong = ScriptedPattern(PATTERN.name, PATTERN.statement, target="concepts/mailing-list")
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [wrong]))
+    assert "concepts/mailing-list (Mailing list)" in backend.history[0].prompt
+    (pattern,) = report.outcomes[0].patterns
+    assert pattern["page"] == "concepts/port-8080.md"
+    assert any("is not about concepts/mailing-list" in n for n in report.outcomes[0].notes)
+
+
+def test_code_links_an_episode_naming_a_pattern_page_the_model_passed_over(wiki) -> None:
+    twin = ScriptedPattern("integration tests", "Integration tests share port 8080 in CI.")
+    run(wiki, ConsolidateScript(DIGEST, [PATTERN, twin]))
+    concept = page(wiki, "wiki/concepts/port-8080.md")
+    assert concept.props["aliases"] == ["integration tests"]  # the merged term
+    add_episodes(wiki, {"2026-04-08-log": ["The integration tests grabbed port 9090 in CI."]})
+    report, _ = run(wiki, ConsolidateScript(DIGEST, []))  # the model names no pattern
+    (pattern,) = report.outcomes[0].patterns
+    assert pattern["page"] == "concepts/port-8080.md"
+    assert "[[sources/2026-04-08-log#^p1]]" in page(wiki, "wiki/concepts/port-8080.md").body
     assert lint_problems(wiki) == []

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from wikic.consolidate.episodes import Episode, EpisodeBlock
+from wikic.consolidate.targets import Target
 from wikic.consolidate.words import keys
 from wikic.store.search import STOPWORDS
 
@@ -45,7 +46,7 @@ class Candidate:
     name: str  # as the notes write it
     key: tuple[str, ...]  # comparison keys of its words
     episodes: int  # distinct episodes of the batch that contain it
-    known: bool = False  # the title of an existing page: a pattern already, not a coincidence
+    known: Target | None = None  # the existing page or section it names: not a coincidence
 
 
 def is_term_word(key: str) -> bool:
@@ -76,10 +77,10 @@ def blocks_with(
 
 
 def find_candidates(
-    episodes: Sequence[Episode], *, titles: Sequence[str] = (), min_episodes: int = 2
+    episodes: Sequence[Episode], *, targets: Sequence[Target] = (), min_episodes: int = 2
 ) -> list[Candidate]:
-    """Terms in at least `min_episodes` episodes, most widespread first, then `titles` that
-    some episode mentions. A phrase replaces its words when it is in as many episodes."""
+    """Terms in at least `min_episodes` episodes, most widespread first, then the names of
+    `targets` some episode mentions. A phrase replaces its words when in as many episodes."""
     seen: dict[tuple[str, ...], set[int]] = defaultdict(set)
     forms: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     for i, ep in enumerate(episodes):
@@ -109,10 +110,13 @@ def find_candidates(
     found = [
         Candidate(forms[k].most_common(1)[0][0], k, recurring[k]) for k in ranked[:MAX_CANDIDATES]
     ]
-    for title in titles:
-        key = tuple(keys(title))
-        if key and all(c.key != key for c in found):
+    for target in targets:
+        for name in target.names:
+            key = tuple(keys(name))
+            if not key or any(c.key == key and c.known for c in found):
+                continue
             n = sum(1 for ep in episodes if any(contains(b.text, key) for b in ep.blocks))
             if n:
-                found.append(Candidate(title, key, n, known=True))
+                found = [c for c in found if c.key != key]
+                found.append(Candidate(name, key, n, known=target))
     return found

@@ -173,7 +173,7 @@ def _new_page(edits: Edits, p: Pattern, period: str, today: dt.date, taken: set[
     props = {
         "type": "concept",
         "title": p.name,
-        "aliases": [],
+        "aliases": list(p.aliases),
         "tags": ["concept", "pattern"],
         "summary": summary,
         "sources": [f"[[{e.removesuffix('.md')}]]" for e in p.episodes],

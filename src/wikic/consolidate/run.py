@@ -235,7 +235,7 @@ def _period(
         for b, episodes in enumerate(plan.batches, 1):
             emit(ProgressEvent(plan.key, index, total, "model", f"batch {b}/{len(plan.batches)}"))
             targets = suggest_targets(store, vault, episodes, per_episode=cfg.suggested_targets)
-            candidates = find_candidates(episodes, titles=[t.heading or t.title for t in targets])
+            candidates = find_candidates(episodes, targets=targets)
             value, stats = _ask(
                 backend(), agents_md, episodes, targets, candidates, cfg.min_episodes
             )

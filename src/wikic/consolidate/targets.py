@@ -31,6 +31,13 @@ class Target:
     heading: str | None  # a `## ` section of the page, None for the page as a whole
     title: str
     summary: str
+    aliases: tuple[str, ...] = ()
+    pattern: bool = False  # a page consolidation created for a pattern
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What names it: the section's heading, or the page's title and aliases."""
+        return (self.heading,) if self.heading else (self.title, *self.aliases)
 
     @property
     def label(self) -> str:
@@ -78,5 +85,15 @@ def suggest_targets(
         if page is None:
             continue
         for heading in [None, *page_sections(vault, path)]:
-            targets.append(Target(f"t{len(targets) + 1}", path, heading, page.title, page.summary))
+            targets.append(
+                Target(
+                    f"t{len(targets) + 1}",
+                    path,
+                    heading,
+                    page.title,
+                    page.summary,
+                    tuple(page.aliases),
+                    "pattern" in [str(t) for t in page.props.get("tags") or []],
+                )
+            )
     return targets[:MAX_TARGETS]

@@ -50,6 +50,7 @@ class Pattern:
     cites: tuple[Cite, ...]
     target: Target | None  # None: a new concept page
     change: Change | None = None
+    aliases: tuple[str, ...] = ()  # other recurring terms merged into it
 
     @property
     def episodes(self) -> tuple[str, ...]:
@@ -99,7 +100,11 @@ def read_batch(
         if candidate is None:
             continue
         found = tuple(Cite(ep, b) for ep, b in blocks_with(episodes, candidate.key))
-        cites = found if candidate.known else coherent(found, candidate.key)
+        cites = (
+            about_target(found, candidate.known, candidate.key)
+            if candidate.known
+            else coherent(found, candidate.key)
+        )
         if len(cites) < len(found):
             out.notes.append(
                 f"{len(found) - len(cites)} block(s) naming “{p.name}” share nothing else with "
@@ -115,19 +120,52 @@ def read_batch(
         change = None
         if p.changed is not None and p.changed.before in labels and p.changed.after in labels:
             change = make_change(labels[p.changed.before], labels[p.changed.after], p.changed.how)
+        target = candidate.known or by_id.get(p.target)
+        if target is not None and not names_overlap(target, text):
+            out.notes.append(f"“{p.name}” is not about {target.label}: a page of its own instead")
+            target = None
         out.patterns.append(
             Pattern(
-                name=pattern_name(candidate.name, by_id.get(p.target)),
+                name=pattern_name(candidate.name, target),
                 statement=statement or None,
                 cites=cites,
-                target=by_id.get(p.target),
+                target=target,
                 change=change,
             )
         )
+    chosen = {p.target.page for p in out.patterns if p.target is not None}
+    for c in candidates:  # code links episodes naming a pattern page the model passed over
+        if c.known is not None and c.known.pattern and c.known.page not in chosen:
+            cites = about_target(
+                tuple(Cite(ep, b) for ep, b in blocks_with(episodes, c.key)), c.known, c.key
+            )
+            if cites:
+                chosen.add(c.known.page)
+                out.patterns.append(Pattern(c.known.title, None, cites, c.known))
+                out.notes.append(f"{len(cites)} block(s) name the pattern page “{c.name}”: added")
     if not out.digest:
         out.notes.append("no usable digest sentence from the model: opening sentences instead")
         out.digest = [opening(ep) for ep in episodes if ep.blocks]
     return out
+
+
+def names_overlap(target: Target, text: str) -> bool:
+    """Whether the evidence uses a word of the target's name (its heading or title, aliases):
+    a pattern goes to a page about it, not to whatever page the model picked."""
+    wanted = {w for name in target.names for w in content(keys(name)) if is_term_word(w)}
+    return bool(wanted & set(keys(text)))
+
+
+def about_target(cites: Sequence[Cite], target: Target, key: Sequence[str]) -> tuple[Cite, ...]:
+    """The blocks naming an existing pattern that also share a word with what its page says."""
+    page_words = {
+        w
+        for w in content(keys(" ".join([*target.names, target.summary])))
+        if is_term_word(w) and w not in key
+    }
+    if not page_words:
+        return tuple(cites)
+    return tuple(c for c in cites if page_words & set(keys(c.block.text)))
 
 
 def coherent(cites: Sequence[Cite], key: Sequence[str]) -> tuple[Cite, ...]:
@@ -228,8 +266,12 @@ def merge(patterns: Sequence[Pattern]) -> list[Pattern]:
             merged[key] = p
             continue
         cites = tuple({(c.episode.page, c.block.id): c for c in (*old.cites, *p.cites)}.values())
+        aliases = tuple(
+            dict.fromkeys(a for a in (*old.aliases, p.name) if name_key(a) != name_key(old.name))
+        )
         merged[key] = replace(
             old,
+            aliases=aliases,
             cites=cites,
             statement=old.statement or p.statement,
             change=old.change or p.change,
