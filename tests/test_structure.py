@@ -83,3 +83,28 @@ def test_a_heading_that_names_a_thing_is_a_topic_with_its_section_evidence() -> 
     texts = [doc.sentence(sid).text for sid in dwq.facts]
     assert any(t.startswith("DWQ distills") for t in texts)
     assert len(dwq.usage) == 1 and doc.block(dwq.usage[0]).kind == "code"
+
+
+def test_overview_fallback_is_the_defining_fact() -> None:
+    from wikic.ingest.write import defining_fact
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("f-1", "not for general use, says the note.", ()),
+        Fact("f-2", "It runs at startup.", ()),
+        Fact("f-3", "QSBR is a safe memory reclamation scheme.", ()),
+    ]
+    assert defining_fact("QSBR", facts) == "QSBR is a safe memory reclamation scheme."
+    assert defining_fact("Other", facts[:2]) == "It runs at startup."
+
+
+def test_source_summary_fallback_opens_with_prose_not_a_list_item() -> None:
+    from wikic.ingest.extract import opening
+
+    doc = parse_document(
+        "# T\n\nInterned strings form a set, meaning that:\n\n"
+        "- two interned strings can be compared by pointer.\n\n"
+        "Interning saves memory in dict lookups.\n",
+        filename="t.md",
+    )
+    assert opening(doc, fact_sentences(doc), 600) == "Interning saves memory in dict lookups."

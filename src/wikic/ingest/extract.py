@@ -125,7 +125,12 @@ def extract_source(
         for t in value.topics:
             facts = tuple(dict.fromkeys(f for f in t.facts if f in allowed))
             aliases = tuple(dict.fromkeys(" ".join(a.split()) for a in t.aliases if a.strip()))
-            topics.append(Topic(" ".join(t.name.split()), t.type, aliases, facts))
+            name = " ".join(t.name.split())
+            if len(name) < 2:
+                continue  # "C": too short to be a page title a reader looks up
+            if name.isupper() and " " in name:
+                name = name.capitalize()  # "INTERNED STRINGS" is a shouted heading
+            topics.append(Topic(name, t.type, aliases, facts))
     topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
     heading_topics = [
@@ -150,7 +155,7 @@ def extract_source(
     if not grounding.grounded(summary, source.text) or not ends_whole(summary):
         if summary:
             notes.append("the model's summary is not grounded in the source: using its opening")
-        summary = opening(sentences, config.summary_max_chars)
+        summary = opening(doc, sentences, config.summary_max_chars)
     return Extraction(
         source=source,
         title=doc.title,
@@ -170,14 +175,25 @@ def extract_source(
     )
 
 
+def starts_sentence(text: str) -> bool:
+    first = text.lstrip("*_\"'“(")[:1]
+    return first.isupper() or first.isdigit()
+
+
 def ends_whole(text: str) -> bool:
     return bool(text) and text.rstrip()[-1:] in ".!?…\"'”’)"
 
 
-def opening(sentences: Sequence[Sentence], limit: int) -> str:
-    """The first whole sentences of the source, as many as fit in `limit` characters."""
+def opening(doc: Document, sentences: Sequence[Sentence], limit: int) -> str:
+    """The first two whole sentences of the source's prose that open like a sentence (a list
+    item or table row continues its lead-in), as many as fit in `limit` characters."""
+    prose = [
+        s
+        for s in sentences
+        if doc.block(s.paragraph).kind == "paragraph" and starts_sentence(s.text)
+    ]
     out: list[str] = []
-    for s in sentences:
+    for s in prose or sentences:
         if sum(len(x) + 1 for x in out) + len(s.text) > limit:
             break
         out.append(s.text)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wikic.ingest import grounding, prompts
-from wikic.ingest.extract import Extraction, ends_whole
+from wikic.ingest.extract import Extraction, ends_whole, starts_sentence
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
@@ -67,6 +67,24 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     cut = flat[:limit]
     ends = [m.end() for m in _SENTENCE_END_RE.finditer(cut)]
     return cut[: ends[-1]].strip() if ends else ""
+
+
+_DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows)\b")
+
+
+def defining_fact(title: str, facts: Sequence[Fact]) -> str:
+    """The fact that best says what `title` is: one that names it and defines it ("X is …"),
+    else one that opens like a sentence, else the first."""
+
+    def score(f: Fact) -> tuple[int, int, int]:
+        names = grounding.mentions([title], f.text)
+        return (
+            -(names and bool(_DEFINING_RE.search(f.text))),
+            -starts_sentence(f.text),
+            -names,
+        )
+
+    return min(facts, key=score).text
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
@@ -226,7 +244,7 @@ def _page_result(
         summary = clean_prose(getattr(value, "summary", ""))
         facts_text = " ".join([target.title, *(f.text for f in job.new_facts)])
         if not grounding.grounded(summary, facts_text):
-            summary = job.new_facts[0].text  # the small-model fallback: the first fact, verbatim
+            summary = defining_fact(target.title, job.new_facts)  # verbatim, never invented
         return summary or None, []
     if not job.fresh:
         return None, []
