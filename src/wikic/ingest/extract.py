@@ -30,6 +30,7 @@ from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, 
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
+    Generation,
     GenerationStats,
     Request,
     Segment,
@@ -88,9 +89,8 @@ def extract_source(
     )
     whole_numbered = numbered_text(doc, doc.blocks, sentences)
     shared = backend.count_tokens(whole_numbered) <= max_context_tokens // 2
-    structural = section_topics(doc, sentences)
     prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
-    names = _candidates(doc, prose, [t.name for t in structural])
+    names = _candidates(doc, prose, [t.name for t in section_topics(doc, sentences)])
     schema_seg = prompts.schema_segment(agents_md)
     source_seg = prompts.source_segment(whole_numbered)
     requests = [
@@ -110,11 +110,47 @@ def extract_source(
     if on_section:
         on_section(1, len(windows))
     generations = generate_batch(backend, requests) if requests else []
+    topics, summaries, stats, notes = _model_topics(
+        [w for w in windows if w.sentences], generations
+    )
+    topics, dropped = ground_topics(topics, source.text, by_id)
+    notes += dropped
+    found = _code_topics(doc, sentences, names, source.text, config.max_pages_per_source)
+    summary, sum_stats = _summary(backend, schema_seg, summaries, config)
+    stats = stats + sum_stats
+    if not grounding.grounded(summary, source.text) or not ends_whole(summary):
+        if summary:
+            notes.append("the model's summary is not grounded in the source: using its opening")
+        summary = opening(doc, sentences, config.summary_max_chars)
+    return Extraction(
+        source=source,
+        title=doc.title,
+        summary=summary,
+        document=doc,
+        sentences=by_id,
+        topics=merge_topics(
+            [*found, *topics],
+            config.max_claims_per_section * max(1, len(windows))
+            + FACTS_PER_SECTION_TOPIC * len(found),
+        ),
+        source_segment=source_seg,
+        stats=stats,
+        notes=notes,
+        windows=len(windows),
+        batch_sizes=(len(requests),) if requests else (),
+    )
+
+
+def _model_topics(
+    windows: Sequence[Section], generations: Sequence[Generation]
+) -> tuple[list[Topic], list[str], GenerationStats, list[str]]:
+    """(topics, window summaries, stats, notes) from the model's replies, one per window; ids
+    outside the window are dropped."""
     stats = EMPTY_STATS
     summaries: list[str] = []
     topics: list[Topic] = []
     notes: list[str] = []
-    for window, gen in zip([w for w in windows if w.sentences], generations, strict=True):
+    for window, gen in zip(windows, generations, strict=True):
         stats = stats + gen.stats
         if gen.value is None:
             notes.append(f"window {window.index + 1}: no valid reply ({gen.error or 'empty'})")
@@ -131,48 +167,34 @@ def extract_source(
             if name.isupper() and " " in name:
                 name = name.capitalize()  # "INTERNED STRINGS" is a shouted heading
             topics.append(Topic(name, t.type, aliases, facts))
-    topics, dropped = ground_topics(topics, source.text, by_id)
-    notes += dropped
-    heading_topics = [
-        Topic(t.name, _type(t.name, source.text), t.aliases, t.facts, t.usage, from_heading=True)
-        for t in structural
+    return topics, summaries, stats, notes
+
+
+def _code_topics(
+    doc: Document,
+    sentences: Sequence[Sentence],
+    names: Sequence[str],
+    source_text: str,
+    max_pages: int,
+) -> list[Topic]:
+    """Topics code finds without the model, best first: sections whose heading names a thing,
+    the subject of the title, then names that several whole-fact sentences mention."""
+    heading = [
+        Topic(t.name, _type(t.name, source_text), t.aliases, t.facts, t.usage, from_heading=True)
+        for t in section_topics(doc, sentences)
     ]
-    taken = {name_key(n) for t in heading_topics for n in (t.name, *t.aliases)}
-    found = [title_topic(doc, sentences)]
-    if found[0] is not None:
-        taken.add(name_key(found[0][0]))
+    taken_names = [n for t in heading for n in (t.name, *t.aliases)]
+    found = [(t.name, t.facts) for t in heading]
+    title = title_topic(doc, sentences)
+    if title is not None:
+        taken_names.append(title[0])
+        found.append(title)
+    taken = {name_key(n) for n in taken_names}
     found += evidence_topics(
-        names,
-        sentences,
-        taken,
-        limit=max(0, config.max_pages_per_source - len(taken)),
-        names_taken=[n for t in heading_topics for n in (t.name, *t.aliases)]
-        + [f[0] for f in found if f],
+        names, sentences, taken, limit=max(0, max_pages - len(found)), names_taken=taken_names
     )
-    evidence = [Topic(n, _type(n, source.text), (), ids) for n, ids in (f for f in found if f)]
-    summary, sum_stats = _summary(backend, schema_seg, summaries, config)
-    stats = stats + sum_stats
-    if not grounding.grounded(summary, source.text) or not ends_whole(summary):
-        if summary:
-            notes.append("the model's summary is not grounded in the source: using its opening")
-        summary = opening(doc, sentences, config.summary_max_chars)
-    return Extraction(
-        source=source,
-        title=doc.title,
-        summary=summary,
-        document=doc,
-        sentences=by_id,
-        topics=merge_topics(
-            [*heading_topics, *evidence, *topics],
-            config.max_claims_per_section * max(1, len(windows))
-            + FACTS_PER_SECTION_TOPIC * (len(heading_topics) + len(evidence)),
-        ),
-        source_segment=source_seg,
-        stats=stats,
-        notes=notes,
-        windows=len(windows),
-        batch_sizes=(len(requests),) if requests else (),
-    )
+    extra = [Topic(n, _type(n, source_text), (), ids) for n, ids in found[len(heading) :]]
+    return [*heading, *extra]
 
 
 def starts_sentence(text: str) -> bool:
