@@ -162,8 +162,14 @@ def check_special_links(scan: WikiScan, checker: LinkChecker) -> Iterator[Findin
         for start, _end, lnk in iter_links(text):
             if not lnk.target:
                 continue
-            line = text.count("\n", 0, start) + 1
             target = scan.vault.resolve(lnk.target)
+            line = (
+                None
+                if target is not None and not (lnk.block or lnk.heading)
+                else (
+                    text.count("\n", 0, start) + 1  # counted only for a link that may be reported
+                )
+            )
             if target is None:
                 if is_attachment(lnk.target):
                     continue
