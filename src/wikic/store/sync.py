@@ -145,6 +145,21 @@ def sync_rows(
     if not removed and not records and not clear:
         report.seconds = time.perf_counter() - started
         return report
+    _apply(conn, report, removed, records, known, clear=clear)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _apply(
+    conn: sqlite3.Connection,
+    report: SyncReport,
+    removed: list[str],
+    records: list[ReadRecord],
+    known: dict[str, StatSig],
+    *,
+    clear: bool,
+) -> None:
+    """Write what the read phase found, in one transaction (all rows or none)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         if clear:
@@ -176,8 +191,6 @@ def sync_rows(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def _shas(conn: sqlite3.Connection, rels: list[str]) -> dict[str, str]:
