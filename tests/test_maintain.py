@@ -252,3 +252,12 @@ def test_lint_suggests_the_exact_merge_command(wiki: WikiPaths) -> None:
     report = run_lint(wiki, LintOptions(rules=("duplicate-title",)))
     (finding,) = report.findings
     assert "wikic merge concepts/kv-caches concepts/kv-cache" in finding.hint
+
+
+def test_rename_never_overwrites_another_file(wiki: WikiPaths) -> None:
+    (wiki.wiki / "concepts" / "key-value-cache.md").write_text("---\ntitle: [broken\n---\n")
+    git(wiki.root, "add", "-A")
+    git(wiki.root, "commit", "-qm", "an unreadable page")
+    result = rename_page(wiki, "concepts/kv-cache", "Key-value cache")
+    assert result.moved == (("concepts/kv-cache.md", "concepts/key-value-cache-2.md"),)
+    assert (wiki.wiki / "concepts" / "key-value-cache.md").read_text().startswith("---\ntitle: [")

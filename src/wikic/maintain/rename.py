@@ -38,7 +38,13 @@ def plan_rename(paths: WikiPaths, vault: Vault, name: str, new_title: str) -> Pa
     if slug.casefold() == page.stem.casefold():
         new_path = page.path
     else:
-        taken = [p.stem for p in vault if p.path != page.path and p.path.startswith(folder)]
+        prefix = f"{folder}/" if folder else ""
+        files = [*vault.pages, *vault.broken]  # an unreadable page's file is taken too
+        taken = [
+            PurePosixPath(f).stem
+            for f in files
+            if f != page.path and f.startswith(prefix) and "/" not in f[len(prefix) :]
+        ]
         slug = unique_slug(slug, taken)
         new_path = safe_page_path(paths.wiki, folder, slug).as_posix()
     new_name = new_path.removesuffix(".md")
