@@ -202,19 +202,7 @@ def plan_fixes(
         for pair in pairs:
             by_page.setdefault(pair.page, []).append(pair)
     for ps in scan:
-        text = ps.text
-        repaired_links = 0
-        if "broken-link" in rules:
-            text, repaired_links = _repair_body_links(checker, ps, text)
-        count: Counter[str] = Counter()
-        props = fixed_props(checker, ps, rules, count)
-        if count:
-            text = replace_props(ps.path, text, props)
-        if ps.path in by_page:
-            text, count["contradiction"] = _record_contradictions(
-                ps.path, text, by_page[ps.path], today
-            )
-        count["broken-link"] += repaired_links
+        text, count = _fixed_page(checker, ps, rules, by_page.get(ps.path, ()), today)
         if text == ps.text:
             continue
         if scan.rel(ps.path) in skip:
@@ -224,16 +212,7 @@ def plan_fixes(
         fix.plan.write(scan.rel(ps.path), text)
         fix.pages.append(scan.rel(ps.path))
     if "index-drift" in rules:
-        expected = render_index(scan.vault)
-        index_rel = scan.rel("index.md")
-        current = (
-            scan.paths.index_md.read_text(encoding="utf-8")
-            if scan.paths.index_md.exists()
-            else None
-        )
-        if current != expected:
-            fix.plan.write(index_rel, expected)
-            fix.fixed["index-drift"] += 1
+        _fix_index(scan, fix)
     if "broken-link" in rules and scan.rel("log.md") not in skip:
         _relink_log(scan, fix)
     fix.fixed = Counter({k: v for k, v in fix.fixed.items() if v})
@@ -246,6 +225,38 @@ def plan_fixes(
         )
         fix.plan.log_bullets.append(f"pages: {shown}")
     return fix
+
+
+def _fixed_page(
+    checker: LinkChecker,
+    ps: PageScan,
+    rules: set[str],
+    pairs: Sequence[ContradictionPair],
+    today: dt.date,
+) -> tuple[str, Counter[str]]:
+    """One page's text with its fixes applied, and how many of each rule were fixed."""
+    text = ps.text
+    repaired_links = 0
+    if "broken-link" in rules:
+        text, repaired_links = _repair_body_links(checker, ps, text)
+    count: Counter[str] = Counter()
+    props = fixed_props(checker, ps, rules, count)
+    if count:
+        text = replace_props(ps.path, text, props)
+    if pairs:
+        text, count["contradiction"] = _record_contradictions(ps.path, text, pairs, today)
+    count["broken-link"] += repaired_links
+    return text, count
+
+
+def _fix_index(scan: WikiScan, fix: FixPlan) -> None:
+    expected = render_index(scan.vault)
+    current = (
+        scan.paths.index_md.read_text(encoding="utf-8") if scan.paths.index_md.exists() else None
+    )
+    if current != expected:
+        fix.plan.write(scan.rel("index.md"), expected)
+        fix.fixed["index-drift"] += 1
 
 
 def _relink_log(scan: WikiScan, fix: FixPlan) -> None:
