@@ -151,6 +151,7 @@ def test_merge_keeps_every_fact_and_contradiction(wiki: WikiPaths) -> None:
     entries = {b.block: b.status for b in bullets(body.get(CONTRADICTIONS))}
     assert entries == {"x-aaaaaa": "open", "x-bbbbbb": "resolved"}
     assert "- KV caches\n" in text  # the merged page's title: an alias
+    assert "Written by hand: plural pages are a habit of small models." in text
     assert "contradictions: 1" in text
     assert "[[concepts/kv-cache|KV cache]]" not in body.get("Related") or ""  # no self-link
     prefix = (wiki.wiki / "concepts" / "prefix-cache.md").read_text()

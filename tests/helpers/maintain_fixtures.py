@@ -96,6 +96,8 @@ contradictions: 0
 
 {SENT_B}
 
+Written by hand: plural pages are a habit of small models.
+
 ## Facts
 
 - {SENT_B} [[sources/notes#^p2]] ^{FB}

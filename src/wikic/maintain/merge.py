@@ -107,6 +107,9 @@ def _merged(into: Page, page: Page) -> tuple[str, int]:
         body.set(FACTS, "\n".join(f.render() for f in facts.values()))
     _merge_contradictions(body, extra)
     _drop_self_links(body, into.name)  # INTO's own link to PAGE now points at INTO itself
+    own = _own_prose(extra.lead, page)
+    if own:  # what the user wrote at the top of PAGE, beyond its title and summary
+        body.lead = f"{body.lead.rstrip()}\n\n{own}"
     related = [
         b.text
         for b in bullets(extra.get(RELATED))
@@ -137,6 +140,12 @@ def _merged(into: Page, page: Page) -> tuple[str, int]:
     if "contradictions" in props or open_entries:
         props["contradictions"] = open_entries
     return render_page(replace(into, props=props, body=body.render())), new
+
+
+def _own_prose(lead: str, page: Page) -> str:
+    paragraphs = [p.strip() for p in lead.split("\n\n") if p.strip()]
+    generated = {f"# {page.title}", page.summary.strip()}
+    return "\n\n".join(p for p in paragraphs if p not in generated)
 
 
 def _drop_self_links(body: Body, name: str) -> None:
