@@ -2,7 +2,7 @@
 one `generate` call at a time, free text and schema-constrained JSON, on one model.
 
     WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_batch.py        # the default model
-    python scripts/bench_batch.py --sizes 1 8 --max-tokens 24 --out -          # quicker, to stdout
+    python scripts/bench_batch.py --sizes 1 8 --max-tokens 8 --json --out -    # quicker, JSON only
 
 Every row reads the same ~500-token excerpt of scripts/data/cpu-inference-article.md (a shared
 cached prefix) and its own question; all prompts are prefilled before timing, so the numbers are
@@ -10,7 +10,8 @@ decode only. Each batch's texts are compared with the sequential texts of the sa
 (greedy: they must be identical). The constrained batch of the largest size is also run with
 forced runs fed token by token (`forced_steps` off) to show what one-step forced runs save, and
 batch 1 runs again last to show how much the machine's load drifted during the run.
-The JSON result goes to scripts/results/bench_batch.json unless --out says otherwise.
+Prints a markdown table (or `--json`); the JSON result also goes to
+scripts/results/bench_batch.json unless --out says otherwise.
 """
 
 from __future__ import annotations
@@ -152,13 +153,31 @@ def bench(name: str, sizes: list[int], max_tokens: int, context: int) -> dict[st
     return result
 
 
+def markdown(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['model']}, {result['context_tokens']} tokens of context per row",
+        "",
+        "| mode | run | rows | mean batch | tokens | decode s | tok/s | speedup | identical |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for mode, rows in result["modes"].items():
+        for run, r in rows.items():
+            lines.append(
+                f"| {mode} | {run} | {r['rows']} | {r.get('mean_batch', 1.0)} "
+                f"| {r['generated_tokens']} | {round(r['decode_s'], 1)} | {r['decode_tok_s']} "
+                f"| {r.get('speedup', '-')} | {r.get('identical', '-')} |"
+            )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=Config().model)
     parser.add_argument("--sizes", nargs="+", type=int, default=[1, 2, 4, 8])
     parser.add_argument("--max-tokens", type=int, default=16, help="free-text tokens per row")
     parser.add_argument("--context", type=int, default=500, help="tokens of shared context")
-    parser.add_argument("--out", default=str(RESULT), help="JSON file, or - for stdout")
+    parser.add_argument("--out", default=str(RESULT), help="JSON file to write, or - for none")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -169,12 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     result["wall_s"] = round(time.perf_counter() - start, 1)
     result["load_average_1_5_15"] = [round(x, 1) for x in os.getloadavg()]  # a shared CPU
     text = json.dumps(result, indent=2)
-    if args.out == "-":
-        print(text)
-    else:
+    if args.out != "-":
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text + "\n", encoding="utf-8")
-        print(text)
+    print(text if args.json else markdown(result))
     return 0
 
 
