@@ -136,6 +136,7 @@ class HttpBackend:
                 pool.shutdown(wait=False, cancel_futures=True)  # do not send the rest
                 raise
         generated = sum(g.stats.generated_tokens for g in out)
+        # no steps to count here: decode_s is the batch's wall time (the server's prefill too)
         self.batch_stats = self.batch_stats + BatchStats(
             batches=1,
             rows=len(requests),
