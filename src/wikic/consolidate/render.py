@@ -32,6 +32,10 @@ GIST_CHARS = 200
 _MARK_RE = re.compile(r"\s\^c-([a-z0-9-]+)-([0-9a-f]{6})\s*$")
 
 
+def plural_episodes(n: int) -> str:
+    return f"{n} episode" if n == 1 else f"{n} episodes"
+
+
 def period_slug(key: str) -> str:
     return key.casefold()
 
@@ -217,7 +221,7 @@ def digest_page(
             PATTERNS,
             "\n".join(
                 f"- {heading_link(page, heading, page_title)}: "
-                f"{len(set(p.episodes))} episodes this period"
+                f"{plural_episodes(len(p.episodes))} this period"
                 for p, page, heading, page_title in placed
             )
             + "\n",

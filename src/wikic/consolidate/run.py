@@ -26,6 +26,7 @@ from wikic.consolidate.render import (
     is_emptied_pattern_page,
     period_slug,
     place_pattern,
+    plural_episodes,
     strip_period,
     target_heading,
 )
@@ -354,7 +355,7 @@ def _operation(
         verb = "new page" if path in edits.created else "extracted to"
         op.log_bullets.append(
             f"pattern “{p.name}” ({verb} {heading_link(path, heading, title)}): "
-            f"{len(p.episodes)} episodes, {names}"
+            f"{plural_episodes(len(p.episodes))}, {names}"
         )
         if p.change is not None:
             op.log_bullets.append(f"understanding changed for “{p.name}”: dated entry added")
