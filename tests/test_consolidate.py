@@ -133,9 +133,14 @@ def test_plan_groups_by_period_in_date_order_and_skips_consolidated_periods() ->
     )
     assert [p.key for p in forced] == ["2026-W14", "2026-W15"]
     days = plan_periods(
-        episodes, period="day", force=True, since=dt.date(2026, 4, 2),
-        until=dt.date(2026, 4, 6), budget_tokens=1000, count_tokens=count_words,
-    )  # fmt: skip
+        episodes,
+        period="day",
+        force=True,
+        since=dt.date(2026, 4, 2),
+        until=dt.date(2026, 4, 6),
+        budget_tokens=1000,
+        count_tokens=count_words,
+    )
     assert [p.key for p in days] == ["2026-04-02", "2026-04-06"]
     assert plans[0].digest_page == "digests/2026-W15.md"
 
@@ -311,9 +316,12 @@ def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> N
     pattern = ScriptedPattern(
         "truncated JSON",
         "The small model produced truncated JSON.",
-        changed=("a grammar constraint", "Raising max_tokens fixed", "a grammar constraint fixed "
-                 "the truncated JSON, raising max_tokens did not"),
-    )  # fmt: skip
+        changed=(
+            "a grammar constraint",
+            "Raising max_tokens fixed",
+            "a grammar constraint fixed the truncated JSON, raising max_tokens did not",
+        ),
+    )
     run(
         paths,
         ConsolidateScript([("The small model produced truncated JSON.", ("JSON",))], [pattern]),
@@ -413,8 +421,9 @@ def test_candidates_are_terms_shared_by_episodes() -> None:
 
     def ep(day: int, *texts: str) -> Episode:
         blocks = tuple(EpisodeBlock(f"p{i + 1}", t, (t,)) for i, t in enumerate(texts))
-        return Episode(f"sources/{day}.md", "", "t", dt.date(2026, 4, day), "", blocks, None,
-                       frozenset())  # fmt: skip
+        return Episode(
+            f"sources/{day}.md", "", "t", dt.date(2026, 4, day), "", blocks, None, frozenset()
+        )
 
     episodes = [
         ep(1, "The shell lost LD_PRELOAD, so OpenBLAS was missing again today.", "Lunch."),

@@ -267,9 +267,15 @@ def _period(
     digest_path = plan.digest_page
     digest_title = plan.title
     edits.pages[digest_path] = digest_page(
-        digest_path, plan.key, digest_title, digest, plan.episodes, placed,
-        edits.pages.get(digest_path) or vault.pages.get(digest_path), today,
-    )  # fmt: skip
+        digest_path,
+        plan.key,
+        digest_title,
+        digest,
+        plan.episodes,
+        placed,
+        edits.pages.get(digest_path) or vault.pages.get(digest_path),
+        today,
+    )
     digest_link = link(digest_path.removesuffix(".md"), alias=digest_title)
     for ep in plan.episodes:
         links = [
@@ -286,11 +292,16 @@ def _period(
     outcome.digest = digest_path
     outcome.created = list(edits.created)
     outcome.patterns = [
-        {"name": p.name, "page": path, "section": heading, "episodes": list(p.episodes),
-         "blocks": [f"{c.episode.name}#^{c.block.id}" for c in p.cites],
-         "changed": p.change is not None}
+        {
+            "name": p.name,
+            "page": path,
+            "section": heading,
+            "episodes": list(p.episodes),
+            "blocks": [f"{c.episode.name}#^{c.block.id}" for c in p.cites],
+            "changed": p.change is not None,
+        }
         for p, path, heading, _ in placed
-    ]  # fmt: skip
+    ]
     outcome.rejected = [
         {"name": r.name, "episodes": list(r.episodes), "why": r.why} for r in rejected
     ]
