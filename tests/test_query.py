@@ -266,6 +266,20 @@ def test_no_shown_fact_with_the_key_terms_declines_without_asking(wiki) -> None:
     assert price.decline_reason == "no fact shown holds '$100'"  # a number must be there
 
 
+def test_cited_facts_that_miss_every_topic_word_decline(wiki) -> None:
+    commit_pages(
+        wiki, {"wiki/concepts/wombat.md": concept("Wombat", "Wombats dig burrows.", "a1")}, "w"
+    )
+    # answerable, says the model, and its sentence repeats the fact: but the question asks
+    # about a licence, and the cited fact says nothing about one
+    backend = FakeBackend(citing("Wombats dig burrows.", "dig burrows"))
+    result = answer_question(wiki, "Which licence do Wombats need?", backend=backend)
+    assert result.declined and result.answer.startswith(DECLINED)
+    assert result.decline_reason == "the cited facts say nothing about licence, need"
+    fine = answer_question(wiki, "What do Wombats dig?", backend=backend)
+    assert not fine.declined and fine.answer == "Wombats dig burrows [[concepts/wombat#^f-a1]]."
+
+
 def test_nothing_relevant_does_not_load_the_model(wiki) -> None:
     def factory():
         raise AssertionError("the model was loaded")

@@ -24,10 +24,13 @@ def id_of(call: FakeCall, needle: str) -> int:
 
 
 def answer(*sentences: tuple[str, list[int]]) -> dict[str, Any]:
-    return {"answerable": True, "sentences": [{"ids": ids, "text": t} for t, ids in sentences]}
+    return {"sentences": [{"ids": ids, "text": t} for t, ids in sentences], "answerable": True}
 
 
-UNANSWERABLE: dict[str, Any] = {"answerable": False}
+UNANSWERABLE: dict[str, Any] = {
+    "sentences": [{"ids": [], "text": "The facts do not say."}],
+    "answerable": False,
+}
 
 
 def citing(text: str, *needles: str) -> Callable[[FakeCall], dict[str, Any]]:

@@ -5,8 +5,8 @@ their links. Used alike by `wikic query` and by the plain-retrieval arm of bench
 Invariants: a rendered citation always points at a unit that was shown and that supports its
 sentence (`query.support`); a sentence no shown unit supports is marked as the model's
 inference and carries no citation; the answer is declined ("… does not say") when the model says
-the units do not answer, when nothing is cited, or when no shown unit holds the question's key
-terms (then the model is not called at all). Prompt order: schema → task → evidence → question,
+the units do not answer, when nothing is cited, when the cited units share none of the
+question's topic words, or when no shown unit holds its key terms (then the model is not called). Prompt order: schema → task → evidence → question,
 so everything before the evidence is the same for every question (one cached prefix).
 """
 
@@ -18,27 +18,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
 from wikic.query.evidence import Packed, Shown
-from wikic.query.support import best_support, exact_terms, holds_terms, supporting
+from wikic.query.support import (
+    best_support,
+    exact_terms,
+    holds_terms,
+    supporting,
+    untouched_topic,
+)
 from wikic.query.terms import KeyTerm, key_terms, unsupported
 from wikic.vault.links import iter_links
 
-MAX_SENTENCES = 3
-SENTENCE_CHARS = 240
+MAX_SENTENCES = 2  # decode is the cost on a CPU: ~5 tokens/s for the default model
+SENTENCE_CHARS = 180
 IDS_PER_SENTENCE = 3
 INFERENCE_MARK = "*(inference: no cited fact says this)*"
 # The answer schema's field names are part of the prompt the model reads: plain words.
 TASK = (
     "Answer the question at the end using only the numbered facts below, which come from "
-    "{where}. Reply in JSON. If facts answer the question, set answerable to true and write one "
-    "to three short sentences that answer it; for each sentence, list in ids the numbers of "
-    "the facts it uses, and keep to what those facts say, with their numbers, names and "
-    'terms. If no fact answers the question, reply {{"answerable":false}}.'
+    "{where}. Reply in JSON: one or two short sentences that answer it; for each sentence, "
+    "list in ids the numbers of the facts it uses, and keep to what those facts say, with their "
+    "numbers, names and terms. Then set answerable to true if the facts you used answer the "
+    "question, false if they do not."
 )
 WHERE_WIKI = "the pages of a wiki"
 
@@ -82,10 +88,10 @@ def _section(lines: list[str], word: str) -> list[str]:
 
 
 def answer_model(ids: Sequence[int]) -> type[BaseModel]:
-    """The answer schema: either `{"answerable": false}` or `{"answerable": true, "sentences":
-    [...]}` with one to `MAX_SENTENCES` sentences, each with the ids (an enum of the shown
-    numbers) it uses. The model says whether the facts answer before it writes anything; an
-    answer with no sentence cannot be expressed."""
+    """The answer schema: one to `MAX_SENTENCES` sentences, each with the ids (an enum of the
+    shown numbers) it uses, then `answerable`. Measured with the default 0.5B model: asked to
+    decide first, it answered `false` to questions a shown fact answers word for word, so the
+    verdict comes after the sentences and code checks the answer (see `compose`)."""
     strict = ConfigDict(extra="forbid")
     id_type: Any = Literal[tuple(ids)] if ids else Literal[0]
     sentence = create_model(
@@ -94,14 +100,12 @@ def answer_model(ids: Sequence[int]) -> type[BaseModel]:
         ids=(list[id_type], Field(max_length=IDS_PER_SENTENCE if ids else 0)),
         text=(Annotated[str, Field(min_length=1, max_length=SENTENCE_CHARS)], ...),
     )
-    answered = create_model(
-        "Answered",
+    return create_model(
+        "Answer",
         __config__=strict,
-        answerable=(Literal[True], ...),
         sentences=(list[sentence], Field(min_length=1, max_length=MAX_SENTENCES)),
+        answerable=(bool, ...),
     )
-    unanswerable = create_model("Unanswerable", __config__=strict, answerable=(Literal[False], ...))
-    return RootModel[answered | unanswerable]
 
 
 def prompt(schema: str, packed: Packed, question: str, *, where: str) -> list[Segment]:
@@ -233,7 +237,7 @@ def compose(
         on_text=seen,
     )
     ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
-    value: Any = gen.value.root if isinstance(gen.value, RootModel) else gen.value
+    value: Any = gen.value
     sentences = tuple(
         s
         for item in getattr(value, "sentences", [])
@@ -244,6 +248,10 @@ def compose(
         declined = "the model found no answer in the facts"
     elif not any(s.cited for s in sentences):
         declined = "no sentence of the answer cites a fact"
+    else:
+        off_topic = untouched_topic(question, [u for x in sentences for u in x.cited])
+        if off_topic:
+            declined = "the cited facts say nothing about " + ", ".join(off_topic)
     answer = decline_text if declined else " ".join(s.rendered for s in sentences)
     return Composed(
         answer,

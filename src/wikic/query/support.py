@@ -60,3 +60,30 @@ def best_support(sentence: str, shown: Sequence[Shown]) -> Shown | None:
         if share >= MIN_SHARE and (best is None or share > best[0]):
             best = (share, unit)
     return best[1] if best else None
+
+
+# words of a question that ask rather than name a topic
+_QUESTION_WORD_TEXT = """
+many much default often kind type way ways used uses use make makes made happen happens
+according said say says mean means called
+"""
+QUESTION_WORDS = frozenset(_QUESTION_WORD_TEXT.split())
+
+
+def untouched_topic(question: str, cited: Sequence[Shown]) -> list[str]:
+    """The question's topic words (not names, numbers or code: those are checked against what
+    was shown) when no cited unit shares any of them; [] when one does or there are none.
+    "How much does an Ollama license cost?" answered from facts about Ollama's port cites
+    units about the name, never about a license or a cost."""
+    names = {w for t in key_terms(question) for w in t.words}
+    topic = [
+        w
+        for w in dict.fromkeys(words(question))
+        if len(w) >= 3 and w not in STOPWORDS and w not in QUESTION_WORDS and w not in names
+    ]
+    if not topic:
+        return []
+    held = (
+        set().union(*(stems(f"{u.evidence.heading} {u.text}") for u in cited)) if cited else set()
+    )
+    return [] if any(w[:STEM] in held for w in topic) else topic
