@@ -118,3 +118,24 @@ def test_dry_run_plans_without_writing(wiki) -> None:
     assert "entities/gemma-3.md" in report.outcomes[0].created
     assert git(wiki.root, "rev-parse", "HEAD") == head
     assert not (wiki.wiki / "sources").exists()
+
+
+def test_an_episode_gets_its_source_page_and_no_model_call(wiki) -> None:
+    from wikic.llm.fake import FakeBackend
+
+    for name in ("kv-cache.md", "sliding-window.md"):
+        (wiki.raw / name).unlink()
+    (wiki.raw / "2026-04-03-standup.md").write_text(
+        "# Standup\n\nThe prefix cache missed again on Gemma 3 today.\n\n"
+        "We rebuilt the benchmark harness and reran it twice.\n"
+    )
+    backend = FakeBackend()  # nothing scripted: any model call would fail
+    report = run(wiki, backend, all_new=True)
+    (outcome,) = report.outcomes
+    assert outcome.status == "ingested" and outcome.created == []
+    assert backend.history == []
+    vault = Vault.load(wiki.wiki)
+    (page,) = [p for p in vault if p.type == "source"]
+    assert page.title == "Standup"
+    assert page.props["summary"].startswith("The prefix cache missed again")
+    assert [p for p in vault if p.type in ("entity", "concept")] == []

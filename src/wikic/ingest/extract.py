@@ -10,7 +10,7 @@ segment shared by every call of the source, and each call names its window in th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,7 @@ class Extraction:
     notes: list[str] = field(default_factory=list)
     windows: int = 1
     batch_sizes: tuple[int, ...] = ()
+    episode: bool = False  # a dated note: a source page, no topic pages (see consolidate)
 
 
 def extract_source(
@@ -77,10 +78,25 @@ def extract_source(
     config: IngestConfig,
     max_context_tokens: int,
     on_section: Callable[[int, int], None] | None = None,
+    is_episode: Callable[[Mapping[str, Any]], bool] | None = None,
 ) -> Extraction:
+    """`is_episode(front_matter)` says whether the source is a dated note: then no model call
+    is made (its source page needs no topics) and the summary is its opening."""
     doc = parse_document(source.text, filename=source.rel)
     sentences = fact_sentences(doc)
     by_id = {s.id: s for s in sentences}
+    if is_episode is not None and is_episode(doc.front_matter):
+        return Extraction(
+            source=source,
+            title=doc.title,
+            summary=opening(doc, sentences, config.summary_max_chars),
+            document=doc,
+            sentences=by_id,
+            topics=[],
+            source_segment=prompts.source_segment(numbered_text(doc, doc.blocks, sentences)),
+            windows=0,
+            episode=True,
+        )
     windows = make_sections(
         doc,
         sentences,

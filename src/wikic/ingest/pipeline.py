@@ -198,7 +198,7 @@ def _run(
     )
     for plan in plans:
         ex = plan.extraction
-        if episode_date(ex.source.rel, ex.document.front_matter, cfg) is not None:
+        if ex.episode:
             # an episode's one-off events are not semantic knowledge: `wikic consolidate`
             # makes pages from what recurs across episodes
             plan.dropped += [f"{t.name} (episode)" for t, _ in plan.topics]
@@ -238,6 +238,7 @@ def _extract(
         on_section=lambda k, m: emit(
             ProgressEvent(source.rel, i, n, "extract", f"section {k}/{m}")
         ),
+        is_episode=lambda front_matter: episode_date(source.rel, front_matter, cfg) is not None,
     )
 
 
