@@ -238,8 +238,19 @@ def _extract(
         on_section=lambda k, m: emit(
             ProgressEvent(source.rel, i, n, "extract", f"section {k}/{m}")
         ),
-        is_episode=lambda front_matter: episode_date(source.rel, front_matter, cfg) is not None,
+        is_episode=lambda front_matter: (
+            episode_date(source.rel, front_matter, cfg, modified=_modified(paths, source))
+            is not None
+        ),
     )
+
+
+def _modified(paths: WikiPaths, source: Source) -> dt.date | None:
+    """The day the raw file last changed: the date of an undated note in an episode folder."""
+    try:
+        return dt.date.fromtimestamp((paths.root / source.rel).stat().st_mtime)
+    except OSError:
+        return None
 
 
 def _write_and_commit(
