@@ -107,7 +107,6 @@ def test_status_cli_warns_once_per_file(wiki: WikiPaths) -> None:
         assert result.output.count(f"skipped  {rel}:") == 1
 
 
-
 def test_ingest_all_skips_and_warns(wiki: WikiPaths) -> None:
     result = runner.invoke(app, ["-C", str(wiki.root), "ingest", "--all", "--json"])
     assert result.exit_code == 0, result.output
