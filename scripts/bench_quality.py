@@ -45,6 +45,7 @@ from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
 from wikic.query.compose import Composed, compose, schema_text
 from wikic.query.evidence import Evidence, Packed, pack, words
+from wikic.query.support import MIN_COVER, stems
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.sources import split_paragraphs
@@ -237,6 +238,27 @@ def _holds(block: str | None, text: str) -> bool:
     return all(" ".join(words(part)) in flat for part in text.split("…") if words(part))
 
 
+def _citations_ok(composed: Composed, resolve: Callable[[str], str | None]) -> int:
+    """Distinct citations whose block, read back from the wiki or the raw file, holds the cited
+    text, in sentences whose cited blocks together hold most of the sentence's content words
+    (`query.support.MIN_COVER`): a citation to the right block of the wrong fact does not count."""
+    ok: set[str] = set()
+    for sentence in composed.sentences:
+        blocks = {
+            s.evidence.link: resolve(s.evidence.link) for s in sentence.cited if s.evidence.link
+        }
+        mine = stems(sentence.text)
+        held = set().union(*(stems(search_text(b)) for b in blocks.values() if b))
+        if mine and len(mine & held) < MIN_COVER * len(mine):
+            continue
+        ok |= {
+            s.evidence.link
+            for s in sentence.cited
+            if s.evidence.link and _holds(blocks[s.evidence.link], s.text)
+        }
+    return len(ok)
+
+
 def _attempt(
     system: str,
     item: QAItem,
@@ -260,7 +282,7 @@ def _attempt(
         declined,
         composed.declined,
         len({s.evidence.link for s in cited}),
-        sum(1 for s in cited if s.evidence.link and _holds(resolve(s.evidence.link), s.text)),
+        _citations_ok(composed, resolve),
         sum(1 for s in composed.sentences if not s.cited),
         sum(1 for s in composed.sentences if s.reattributed),
         sum(1 for f in item.facts if re.search(f, context, re.IGNORECASE)),

@@ -9,6 +9,7 @@ code tokens), or else marked as inference. Citations still only ever point at sh
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from wikic.query.evidence import Shown, words
@@ -18,6 +19,8 @@ from wikic.store.search import STOPWORDS
 STEM = 5  # "persisted" and "persist" share a stem
 MIN_SHARED = 2  # a cited unit sharing fewer content words (or all, if fewer) is no support
 MIN_SHARE = 0.6  # an uncited sentence is credited to a unit holding this share of its words
+UNIT_SHARE = 0.3  # a cited unit holding less of the sentence was named loosely
+MIN_COVER = 0.5  # the kept units together must hold this share of the sentence
 
 
 def stems(text: str) -> set[str]:
@@ -39,10 +42,15 @@ def holds_terms(units: Sequence[Shown], terms: Sequence[KeyTerm]) -> list[KeyTer
 
 
 def supporting(sentence: str, cited: Sequence[Shown]) -> list[Shown]:
-    """The cited units that share content words with `sentence`."""
+    """The cited units that hold a fair part of `sentence` (`UNIT_SHARE` of its content words,
+    at least `MIN_SHARED`), when together they hold most of it (`MIN_COVER`); else none."""
     mine = stems(sentence)
-    need = min(MIN_SHARED, len(mine))
-    return [u for u in cited if _shared(mine, u) >= need]
+    if not mine:
+        return list(cited)
+    need = max(min(MIN_SHARED, len(mine)), math.ceil(UNIT_SHARE * len(mine)))
+    kept = [u for u in cited if _shared(mine, u) >= need]
+    held = set().union(*(stems(f"{u.evidence.heading} {u.text}") for u in kept)) if kept else set()
+    return kept if len(mine & held) >= MIN_COVER * len(mine) else []
 
 
 def best_support(sentence: str, shown: Sequence[Shown]) -> Shown | None:
