@@ -108,3 +108,12 @@ def test_source_summary_fallback_opens_with_prose_not_a_list_item() -> None:
         filename="t.md",
     )
     assert opening(doc, fact_sentences(doc), 600) == "Interning saves memory in dict lookups."
+
+
+def test_phrases_that_are_not_subjects_are_not_pages() -> None:
+    from wikic.ingest.structure import is_subject
+
+    for junk in ("splits text", "adds support", "GiB", "N", "tokens second higher"):
+        assert not is_subject(junk), junk
+    for ok in ("base vocabulary", "Byte pair encoding", "KV cache", "bus driver", "--threads"):
+        assert is_subject(ok), ok

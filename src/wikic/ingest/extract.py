@@ -131,6 +131,11 @@ def extract_source(
     )
     topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
+    # a plain lower-case word the model saw in one sentence is an example, not a page
+    # ("annoyingly"); a name ("Gemma 3") with one fact here may gather more from other sources
+    example = [t for t in topics if len(t.facts) < 2 and t.name.islower() and " " not in t.name]
+    notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
+    topics = [t for t in topics if t not in example]
     found = _code_topics(doc, sentences, names, source.text, config.max_pages_per_source)
     summary, sum_stats = _summary(backend, schema_seg, summaries, config)
     stats = stats + sum_stats

@@ -53,6 +53,7 @@ _FILLER = {
     "use", "used", "uses", "using", "way", "ways", "higher", "lower", "more", "less", "better",
     "note", "see", "also", "instead", "first", "last", "next", "other", "same", "example",
 }  # fmt: skip
+_VERB_S_RE = re.compile(r"[a-z]{3,}[^su]s")
 _UNITS = {"b", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "ms", "s", "n", "x", "tok"}
 
 
@@ -154,6 +155,8 @@ def is_subject(name: str) -> bool:
     words = re.findall(r"\w+", name.casefold())
     if not words or len(name.strip()) < 2 or all(w in _UNITS or w.isdigit() for w in words):
         return False
+    if len(words) > 1 and name.islower() and _VERB_S_RE.fullmatch(words[0]):
+        return False  # "splits text", "adds support": a verb and its object
     return not any(w in _FILLER for w in words)
 
 
