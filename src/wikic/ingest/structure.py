@@ -211,7 +211,6 @@ def title_topic(doc: Document, sentences: Sequence[Sentence]) -> tuple[str, tupl
     are the sentences that name it, else the opening section's. The source page stays the
     page about the document."""
     name = heading_name(doc.title)
-    name = clean_name(name) if name else None
     if name is None or doc.title_from == "filename" or len(name.split()) > 4:
         return None
     ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
