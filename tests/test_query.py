@@ -336,3 +336,15 @@ def test_a_page_that_does_not_parse_is_not_retrieved(wiki) -> None:
     result = answer_question(wiki, QUESTION, backend=backend)
     assert "concepts/bad.md" not in {p.path for p in result.pages}
     assert result.answered
+
+
+def test_a_sentence_cut_by_the_length_cap_keeps_whole_words() -> None:
+    from wikic.query.compose import SENTENCE_CHARS, clean_sentence
+
+    cut = ("Ollama stores models in the home folder and keeps a cache of the layers it has " * 3)[
+        : SENTENCE_CHARS - 5
+    ] + "summar"
+    out = clean_sentence(cut)
+    assert not out.rstrip(".").endswith("summar") and out.endswith(".")
+    whole = "Ollama listens on port 11434. It stores models in the home folder of the user who " * 3
+    assert clean_sentence(whole[:SENTENCE_CHARS]).endswith("11434.")

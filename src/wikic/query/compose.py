@@ -159,7 +159,12 @@ _MODEL_LINK_RE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 
 def clean_sentence(text: str) -> str:
     """The model's sentence without links or `[3]` references it wrote itself (citations come
-    from the ids only), one line, ending with punctuation."""
+    from the ids only), one line, ending with punctuation. A sentence the length cap cut is
+    taken back to its last whole sentence, or at least its last whole word ("summar," goes)."""
+    if len(text) >= SENTENCE_CHARS and text.rstrip()[-1:] not in ".!?":
+        ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", text)]
+        text = text[: ends[-1]] if ends and ends[-1] > len(text) // 2 else text.rsplit(" ", 1)[0]
+        text = text.rstrip(" ,;:")
     pieces: list[str] = []
     pos = 0
     for start, end, lnk in iter_links(text):
