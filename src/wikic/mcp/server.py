@@ -184,9 +184,10 @@ def build_server(service: WikiService) -> WikiServer:
 
     @server.tool(
         annotations=READ_ONLY,
-        description="Answer a question from the wiki with the local model: searches, reads the "
-        "best pages within the token budget and answers only from them, citing pages and source "
-        "paragraphs. Citations that do not resolve are removed and listed. Returns the answer, "
+        description="Answer a question from the wiki with the local model: searches the facts, "
+        "overviews and source paragraphs, packs the best within the token budget and answers "
+        "only from them; every sentence cites the facts it uses (code checks that they hold its "
+        "words), and the answer is 'The wiki does not say.' when they do not. Returns the answer, "
         "citations, pages read, token stats (cached_tokens: prompt tokens reused from the prefix "
         "cache) and an answer_id that save_answer can file. Slow on CPU (seconds to minutes); "
         "sends progress notifications.",
