@@ -14,6 +14,7 @@ from wikic.lint import LintOptions, run_lint
 from wikic.lint.semantic import CACHE_NAME, contradiction_schema
 from wikic.llm.backend import json_schema_for
 from wikic.llm.fake import FakeBackend, FakeCall
+from wikic.vault.schema_doc import schema_excerpt
 
 GEMMA = "wiki/entities/gemma-3.md"
 CONFLICT = fact_line(
@@ -78,7 +79,8 @@ def test_prompt_is_schema_then_claims_then_task(wiki: FixtureWiki) -> None:
     semantic(wiki, FakeBackend(responder(calls)), rules=("contradiction",))
     gemma = next(c for c in calls if "'Gemma 3'" in c.prompt)
     system, claims, task = gemma.segments
-    assert system.role == "system" and system.text == (wiki.root / "AGENTS.md").read_text()
+    agents = (wiki.root / "AGENTS.md").read_text()
+    assert system.role == "system" and system.text == schema_excerpt(agents, "Lint")
     assert claims.text.splitlines()[1:] == [
         "f-20a: Gemma 3 interleaves 5 local layers with 1 global layer.",
         "f-21a: Gemma 3 interleaves 3 local layers with 1 global layer.",

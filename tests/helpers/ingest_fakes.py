@@ -57,13 +57,7 @@ class IngestScript:
                 topics.append(
                     {"name": t.name, "type": t.type, "aliases": list(t.aliases), "facts": ids[:4]}
                 )
-            reply = {
-                "summary": self.summaries.get(title, f"A source about {title}."),
-                "topics": topics,
-            }
-            if "title" in call.schema.model_fields:
-                reply = {"title": title, **reply}
-            return reply
+            return {"topics": topics}
         if name == "SummaryOnly":
             subject = re.search(r"new wiki page about '(.*?)'", prompt).group(1)
             return {
@@ -86,7 +80,8 @@ class IngestScript:
                     pairs.append({"new": new_id, "old": old_id, "why": why})
             return {"summary": "", "contradictions": pairs}
         if name == "SourceSummary":
-            return {"summary": "A long source in several sections."}
+            title = re.search(r"^SOURCE: (.*)$", prompt, re.MULTILINE).group(1)
+            return {"summary": self.summaries.get(title, f"A source about {title}.")}
         raise AssertionError(f"unexpected call with schema {name!r}")
 
 

@@ -1,11 +1,12 @@
 """Extraction: topics from the document's structure, then one schema-constrained call per
-window of the source (all windows of a source in one batch) → summary, topics with fact ids.
+window of the source (all windows of a source in one batch) → topics with fact ids.
 
 The title is the document's own (front matter, first H1, first heading, file name), never the
 model's. Only ids of whole-fact sentences shown in the window can be cited (enforced by the
 schema and checked again here); topics repeated across windows and sections are merged by the
-one name rule; fact ids are deduped. When the whole source fits the context it is one cached
-segment shared by every call of the source, and each call names its window in the task.
+one name rule; fact ids are deduped. Each call sees only its window (the windows partition the
+source, so each source token is prefilled once) after the same cached instructions; the source
+page's summary is asked for later, in the page-write batch (`write`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
 from wikic.ingest.candidates import topic_candidates
-from wikic.ingest.schemas import combine_model, extraction_model
+from wikic.ingest.schemas import extraction_model
 from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
     code_terms,
@@ -62,7 +63,6 @@ class Extraction:
     document: Document
     sentences: dict[str, Sentence]
     topics: list[Topic]
-    source_segment: Segment  # shared with the page-write calls of this source
     stats: GenerationStats = EMPTY_STATS
     notes: list[str] = field(default_factory=list)
     windows: int = 1
@@ -93,42 +93,40 @@ def extract_source(
             document=doc,
             sentences=by_id,
             topics=[],
-            source_segment=prompts.source_segment(numbered_text(doc, doc.blocks, sentences)),
             windows=0,
             episode=True,
         )
-    windows = make_sections(
-        doc,
-        sentences,
-        budget_tokens=min(config.section_tokens, max_context_tokens // 2),
-        count_tokens=backend.count_tokens,
-    )
-    whole_numbered = numbered_text(doc, doc.blocks, sentences)
-    shared = backend.count_tokens(whole_numbered) <= max_context_tokens // 2
+    windows = [
+        w
+        for w in make_sections(
+            doc,
+            sentences,
+            budget_tokens=min(config.section_tokens, max_context_tokens // 2),
+            count_tokens=backend.count_tokens,
+        )
+        if w.sentences
+    ]
     prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
     names = _candidates(doc, prose, [t.name for t in section_topics(doc, sentences)])
-    schema_seg = prompts.schema_segment(agents_md)
-    source_seg = prompts.source_segment(whole_numbered)
+    head = [
+        prompts.schema_segment(agents_md),
+        prompts.extraction_instructions(max_topics=config.max_entities_per_section),
+    ]
     requests = [
         _window_request(
-            schema_seg,
-            source_seg
-            if shared
-            else prompts.source_segment(numbered_text(doc, w.blocks, w.sentences)),
+            head,
+            doc,
             w,
             len(windows),
-            config=config,
+            max_topics=config.max_entities_per_section,
             names=[n for n in names if grounding.names_in([n], _window_text(w))] or names,
         )
         for w in windows
-        if w.sentences
     ]
     if on_section:
         on_section(1, len(windows))
     generations = generate_batch(backend, requests) if requests else []
-    topics, summaries, stats, notes = _model_topics(
-        [w for w in windows if w.sentences], generations
-    )
+    topics, stats, notes = _model_topics(windows, generations)
     topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
     # a plain lower-case word the model saw in one sentence is an example, not a page
@@ -137,16 +135,10 @@ def extract_source(
     notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
     topics = [t for t in topics if t not in example]
     found = _code_topics(doc, sentences, names, source.text, config.max_pages_per_source)
-    summary, sum_stats = _summary(backend, schema_seg, summaries, config)
-    stats = stats + sum_stats
-    if not grounding.grounded(summary, source.text) or not ends_whole(summary):
-        if summary:
-            notes.append("the model's summary is not grounded in the source: using its opening")
-        summary = opening(doc, sentences, config.summary_max_chars)
     return Extraction(
         source=source,
         title=doc.title,
-        summary=summary,
+        summary=opening(doc, sentences, config.summary_max_chars),
         document=doc,
         sentences=by_id,
         topics=merge_topics(
@@ -154,7 +146,6 @@ def extract_source(
             config.max_claims_per_section * max(1, len(windows))
             + FACTS_PER_SECTION_TOPIC * len(found),
         ),
-        source_segment=source_seg,
         stats=stats,
         notes=notes,
         windows=len(windows),
@@ -164,11 +155,10 @@ def extract_source(
 
 def _model_topics(
     windows: Sequence[Section], generations: Sequence[Generation]
-) -> tuple[list[Topic], list[str], GenerationStats, list[str]]:
-    """(topics, window summaries, stats, notes) from the model's replies, one per window; ids
-    outside the window are dropped."""
+) -> tuple[list[Topic], GenerationStats, list[str]]:
+    """(topics, stats, notes) from the model's replies, one per window; ids outside the window
+    are dropped."""
     stats = EMPTY_STATS
-    summaries: list[str] = []
     topics: list[Topic] = []
     notes: list[str] = []
     for window, gen in zip(windows, generations, strict=True):
@@ -177,7 +167,6 @@ def _model_topics(
             notes.append(f"window {window.index + 1}: no valid reply ({gen.error or 'empty'})")
             continue
         value: Any = gen.value
-        summaries.append(" ".join(str(value.summary).split()))
         allowed = {s.id for s in window.sentences}
         for t in value.topics:
             facts = tuple(dict.fromkeys(f for f in t.facts if f in allowed))
@@ -188,7 +177,7 @@ def _model_topics(
             if name.isupper() and " " in name:
                 name = name.capitalize()  # "INTERNED STRINGS" is a shouted heading
             topics.append(Topic(name, t.type, aliases, facts))
-    return topics, summaries, stats, notes
+    return topics, stats, notes
 
 
 def _code_topics(
@@ -227,8 +216,8 @@ def ends_whole(text: str) -> bool:
     return bool(text) and text.rstrip()[-1:] in ".!?…\"'”’)"
 
 
-def opening(doc: Document, sentences: Sequence[Sentence], limit: int) -> str:
-    """The first two whole sentences of the source's prose that open like a sentence (a list
+def opening(doc: Document, sentences: Sequence[Sentence], limit: int, *, count: int = 2) -> str:
+    """The first `count` whole sentences of the source's prose that open like a sentence (a list
     item or table row continues its lead-in), as many as fit in `limit` characters."""
     prose = [
         s
@@ -240,23 +229,9 @@ def opening(doc: Document, sentences: Sequence[Sentence], limit: int) -> str:
         if sum(len(x) + 1 for x in out) + len(s.text) > limit:
             break
         out.append(s.text)
-        if len(out) == 2:
+        if len(out) == count:
             break
     return " ".join(out)
-
-
-def _summary(
-    backend: Backend, schema_seg: Segment, summaries: list[str], config: IngestConfig
-) -> tuple[str, GenerationStats]:
-    if len(summaries) <= 1:
-        return (summaries[0] if summaries else ""), EMPTY_STATS
-    combined = backend.generate(
-        [schema_seg, prompts.combine_task(summaries, config.summary_max_chars)],
-        schema=combine_model(config.summary_max_chars),
-        max_tokens=config.summary_max_chars // 2 + 32,
-    )
-    text = " ".join(str(getattr(combined.value, "summary", "")).split())
-    return text or summaries[0], combined.stats
 
 
 def _type(name: str, source_text: str) -> str:
@@ -287,37 +262,24 @@ def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str
 
 
 def _window_request(
-    schema_seg: Segment,
-    source_seg: Segment,
+    head: list[Segment],
+    doc: Document,
     window: Section,
     n_windows: int,
     *,
-    config: IngestConfig,
+    max_topics: int,
     names: Sequence[str],
 ) -> Request:
-    model = extraction_model(
-        [s.id for s in window.sentences],
-        need_title=False,
-        max_topics=config.max_entities_per_section,
-        summary_chars=config.summary_max_chars,
-        names=names,
-    )
+    model = extraction_model([s.id for s in window.sentences], max_topics=max_topics, names=names)
     first, last = window.sentences[0].id, window.sentences[-1].id
-    where = (
-        f"sentences {first} to {last}"
-        + (f" (under the heading {window.heading!r})" if window.heading else "")
-        if n_windows > 1
-        else ""
+    where = f"sentences {first} to {last}" if n_windows > 1 else ""
+    numbered = numbered_text(doc, window.blocks, window.sentences)
+    budget = 32 + TOKENS_PER_TOPIC * max_topics
+    return Request(
+        [*head, prompts.window_segment(numbered, where=where, names=names)],
+        schema=model,
+        max_tokens=budget,
     )
-    task = prompts.extraction_task(
-        need_title=False,
-        max_topics=config.max_entities_per_section,
-        summary_chars=config.summary_max_chars,
-        section=where,
-        names=names,
-    )
-    budget = 64 + config.summary_max_chars // 2 + TOKENS_PER_TOPIC * config.max_entities_per_section
-    return Request([schema_seg, source_seg, task], schema=model, max_tokens=budget)
 
 
 def ground_topics(

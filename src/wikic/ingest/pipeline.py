@@ -274,6 +274,7 @@ def _write_and_commit(
         vault,
         agents_md=agents_md,
         today=today,
+        summary_chars=paths.config.ingest.summary_max_chars,
         on_page=lambda k, m, title: emit(
             ProgressEvent(rel, i, n, "write", f"page {k}/{m}: {title}")
         ),

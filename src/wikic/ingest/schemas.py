@@ -33,9 +33,7 @@ def _id_type(ids: Sequence[str]) -> Any:
 def extraction_model(
     sentence_ids: Sequence[str],
     *,
-    need_title: bool,
     max_topics: int,
-    summary_chars: int,
     names: Sequence[str] = (),
 ) -> type[BaseModel]:
     """`names`: topic names prepared by code to choose from (free text when empty)."""
@@ -59,16 +57,12 @@ def extraction_model(
             ),
         ),
     )
-    fields: dict[str, Any] = {}
-    if need_title:
-        fields["title"] = (str, Field(min_length=3, max_length=100))
-    fields["summary"] = (str, Field(min_length=10, max_length=summary_chars))
     # at least one topic when there is something to cite: small models otherwise close the list
-    fields["topics"] = (
+    topics = (
         list[topic],
         Field(min_length=1 if sentence_ids and max_topics else 0, max_length=max_topics),
     )
-    return create_model("Extraction", __config__=STRICT, **fields)
+    return create_model("Extraction", __config__=STRICT, topics=topics)
 
 
 class SummaryOnly(BaseModel):
@@ -76,7 +70,7 @@ class SummaryOnly(BaseModel):
     summary: str = Field(min_length=10, max_length=PAGE_SUMMARY_CHARS)
 
 
-def combine_model(summary_chars: int) -> type[BaseModel]:
+def source_summary_model(summary_chars: int) -> type[BaseModel]:
     return create_model(
         "SourceSummary",
         __config__=STRICT,

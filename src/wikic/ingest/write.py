@@ -1,8 +1,9 @@
 """Writing one source into the wiki: the LLM writes summaries and judges contradictions; code
 decides everything else (which facts, where, links, citations, retractions).
 
-Every model call for a source shares the prefix schema → source → catalog, so the source is
-prefilled once. Nothing is written here: the result is the set of pages to commit.
+All model calls of a source go in one batch: one per page (its facts, not the source: short
+contexts decode faster on CPU, see `prompts`) and one for the source page's summary (from the
+document's title, outline and opening). Nothing is written here: the result is the pages to commit.
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wikic.ingest import grounding, prompts
-from wikic.ingest.extract import Extraction, ends_whole, starts_sentence
+from wikic.ingest.extract import Extraction, ends_whole, opening, starts_sentence
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
-from wikic.ingest.schemas import PAGE_SUMMARY_CHARS, SummaryOnly, page_update_model
+from wikic.ingest.schemas import (
+    PAGE_SUMMARY_CHARS,
+    SummaryOnly,
+    page_update_model,
+    source_summary_model,
+)
 from wikic.ingest.text import quote
 from wikic.llm.backend import (
     EMPTY_STATS,
@@ -39,7 +45,8 @@ MAX_USAGE_LINES = 24
 MAX_SECTION_LINKS = 4
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 MAX_KEY_CLAIMS = 12
-CATALOG_LINES = 40
+MAX_OUTLINE = 12  # section headings shown to the source-summary call
+OPENING_CHARS = 900  # opening sentences shown to it
 
 
 @dataclass
@@ -105,18 +112,14 @@ def write_source(
     *,
     agents_md: str,
     today: dt.date,
+    summary_chars: int = 600,
     on_page: Callable[[int, int, str], None] | None = None,
 ) -> SourceWrite:
     ex = plan.extraction
     out = SourceWrite()
     _retract_changed(plan, vault, out)
 
-    catalog = sorted(vault, key=lambda p: p.title.casefold())
-    head: list[Segment] = [
-        prompts.schema_segment(agents_md),
-        ex.source_segment,
-        prompts.catalog_segment(catalog, max_lines=CATALOG_LINES),
-    ]
+    head: list[Segment] = [prompts.schema_segment(agents_md)]
     links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
     jobs = []
     for topic, target in plan.topics:
@@ -129,6 +132,9 @@ def write_source(
     if on_page and jobs:
         on_page(1, len(jobs), f"{len(jobs)} pages in one batch")
     requests = [j.request for j in jobs if j.request is not None]
+    summary_request = _source_summary_request(head, ex, summary_chars)
+    if summary_request is not None:
+        requests.append(summary_request)
     replies = iter(generate_batch(backend, requests) if requests else [])
     for (topic, target), job in zip(plan.topics, jobs, strict=True):
         existing, new_facts = job.existing, job.new_facts
@@ -151,6 +157,10 @@ def write_source(
         out.pages[target.path] = apply_topic_edit(existing, edit, today)
         (out.updated if existing else out.created).append(target.path)
 
+    if summary_request is not None:
+        summary_reply = next(replies)
+        out.stats = out.stats + summary_reply.stats
+        ex = replace(ex, summary=_source_summary(ex, summary_reply, summary_chars))
     key_facts = _key_facts(plan)
     out.pages[plan.source_page] = render_source_page(
         ex,
@@ -162,6 +172,31 @@ def write_source(
         _section_links(plan, links),
     )
     return out
+
+
+def _source_summary_request(
+    head: list[Segment], ex: Extraction, summary_chars: int
+) -> Request | None:
+    """The source page's summary call; None for an episode (its opening is its summary)."""
+    if ex.episode or not ex.sentences:
+        return None
+    doc = ex.document
+    outline = [s.heading for s in doc.sections if s.heading and s.level > 1][:MAX_OUTLINE]
+    opening_text = opening(doc, list(ex.sentences.values()), OPENING_CHARS, count=6)
+    task = prompts.source_summary_task(ex.title, outline, opening_text, summary_chars)
+    return Request(
+        [*head, task],
+        schema=source_summary_model(summary_chars),
+        max_tokens=summary_chars // 3 + 24,
+    )
+
+
+def _source_summary(ex: Extraction, gen: Generation, summary_chars: int) -> str:
+    """The model's summary if whole sentences grounded in the source, else its opening."""
+    text = clean_prose(getattr(gen.value, "summary", ""), summary_chars)
+    if text and grounding.grounded(text, ex.source.text) and ends_whole(text):
+        return text
+    return ex.summary
 
 
 def _section_links(plan: SourcePlan, links: dict[str, str]) -> dict[int, list[str]]:

@@ -38,6 +38,7 @@ from wikic.paths import WikiPaths
 from wikic.store.db import open_store
 from wikic.vault.catalog import one_line
 from wikic.vault.conflicts import conflict_reason
+from wikic.vault.schema_doc import schema_excerpt
 
 log = logging.getLogger(__name__)
 STRICT = ConfigDict(extra="forbid")
@@ -206,7 +207,7 @@ def run_semantic(
     result = SemanticResult()
     cache = VerdictCache(paths)
     schema_text = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
-    head = [system(schema_text)] if schema_text else []
+    head = [system(schema_excerpt(schema_text, "Lint"))] if schema_text else []
     try:
         if contradictions:
             _contradictions(paths, backend, cache, head, result, progress)

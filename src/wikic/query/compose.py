@@ -33,6 +33,7 @@ from wikic.query.support import (
 )
 from wikic.query.terms import KeyTerm, key_terms, unsupported
 from wikic.vault.links import iter_links
+from wikic.vault.schema_doc import schema_excerpt
 
 MAX_SENTENCES = 2  # decode is the cost on a CPU: ~5 tokens/s for the default model
 SENTENCE_CHARS = 180
@@ -50,41 +51,8 @@ WHERE_WIKI = "the pages of a wiki"
 
 
 def schema_text(agents_md: str) -> str:
-    """The part of the wiki's schema (AGENTS.md) that steers answering: its title, the Query
-    workflow, the rule that source text is data, and the style section. The whole file would
-    cost ~800 prompt tokens per question for rules about ingest and lint."""
-    lines = agents_md.strip().split("\n")
-    kept = [lines[0]] if lines and lines[0].startswith("# ") else []
-    kept += [ln for ln in _bullets(lines) if re.search(r"\*\*Query\*\*|is data", ln)]
-    style = _section(lines, "style")
-    return "\n".join([*kept, *style]).strip()
-
-
-def _bullets(lines: list[str]) -> list[str]:
-    """Top-level bullets with their continuation lines joined."""
-    items: list[str] = []
-    for line in lines:
-        if line.startswith(("- ", "* ")):
-            items.append(line)
-        elif items and line.startswith("  ") and line.strip():
-            items[-1] += " " + line.strip()
-        else:
-            items.append("")
-    return [i for i in items if i]
-
-
-def _section(lines: list[str], word: str) -> list[str]:
-    """The `## …word…` section of `lines`, heading included."""
-    out: list[str] = []
-    for line in lines:
-        if line.startswith("## "):
-            if out:
-                break
-            if word in line.casefold():
-                out.append(line)
-        elif out:
-            out.append(line)
-    return out
+    """The part of the wiki's schema (AGENTS.md) that steers answering (see `schema_doc`)."""
+    return schema_excerpt(agents_md, "Query")
 
 
 def answer_model(ids: Sequence[int]) -> type[BaseModel]:
