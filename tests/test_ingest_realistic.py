@@ -1,0 +1,375 @@
+"""Ingest of three realistic public documents with a scripted FakeBackend: golden pages.
+
+The documents (tests/data/realistic/, see SOURCES.md there) are a hard-wrapped design doc with a
+footnote marker and a numbered reference list (CPython's QSBR notes), a tool README with a table
+of contents, an option list in a code block, shell blocks and result tables (llama-bench), and
+dated meeting minutes (an episode: a source page only). Regenerate the goldens with
+WIKIC_UPDATE_GOLDEN=1 after reading the produced pages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.ingest_fakes import IngestScript, ScriptedTopic
+from tests.helpers.wikitools import make_wiki
+from wikic.ingest.pipeline import IngestReport, IngestRequest, ingest
+from wikic.paths import WikiPaths
+from wikic.vault.pages import Page
+from wikic.vault.sections import bullets, split_body
+from wikic.vault.tree import Vault
+
+DATA = Path(__file__).parent / "data" / "realistic"
+GOLDEN = Path(__file__).parent / "golden" / "realistic"
+DAY = dt.date(2026, 11, 22)
+DOCUMENTS = (
+    "cpython-qsbr.md",
+    "llama-bench.md",
+    "2020-04-03-cranelift-backend-for-rustc.md",
+)
+QSBR = "Quiescent-State Based Reclamation (QSBR)"
+BENCH = "llama.cpp/examples/llama-bench"
+CRANELIFT = "2020-04-03 Cranelift backend for rustc"
+# a fact ends with its citation, then the bullet's own block id
+_CITATION_END_RE = re.compile(r"\[\[sources/[^\]|#]+#\^p\d+(?:\|[^\]]*)?\]\](?: \^[\w-]+)?$")
+Compiled = tuple[WikiPaths, IngestReport]
+_FENCE_RE = re.compile(r"^```[^\n]*\n.*?^```$", re.MULTILINE | re.DOTALL)
+
+
+def realistic_script() -> IngestScript:
+    """Topics a reader of each document would expect pages for, each with substrings of the
+    sentences that state their facts. The fake, like a constrained model, can only name what
+    code offers in the window: today code does not offer "llama-bench" or "Prompt processing"
+    (see `test_llama_bench_gets_a_page_of_its_own`), so those two are skipped."""
+    return IngestScript(
+        topics={
+            QSBR: [
+                ScriptedTopic(
+                    "Quiescent-State Based Reclamation",
+                    "concept",
+                    (
+                        "is a SMR scheme used in Python's free-threaded build",
+                        "QSBR requires threads to periodically report",
+                        "QSBR provides the mechanism to determine when",
+                        "QSBR is used to determine when it's safe to repurpose",
+                    ),
+                    aliases=("QSBR",),
+                ),
+                ScriptedTopic(
+                    "SMR",
+                    "concept",
+                    ("Safe memory reclamation (SMR) schemes address this",),
+                    aliases=("Safe memory reclamation",),
+                ),
+                ScriptedTopic(
+                    "quiescent state",
+                    "concept",
+                    (
+                        "A thread is in a quiescent state if it holds no references",
+                        "the eval_breaker provides a natural and convenient place",
+                    ),
+                ),
+                ScriptedTopic(
+                    "Global Write Sequence",
+                    "concept",
+                    (
+                        "is started at 1 and incremented by 2",
+                        "When an object needs to be reclaimed, wr_seq is advanced",
+                    ),
+                    aliases=("wr_seq",),
+                ),
+                ScriptedTopic(
+                    "Global Read Sequence",
+                    "concept",
+                    (
+                        "stores the minimum of all per-thread read sequence counters",
+                        "is calculated and stored as the global rd_seq",
+                    ),
+                    aliases=("rd_seq",),
+                ),
+            ],
+            BENCH: [
+                ScriptedTopic(
+                    "llama-bench",
+                    "entity",
+                    (
+                        "Performance testing tool for llama.cpp",
+                        "Each test is repeated the number of times given by -r",
+                        "The results are given in average tokens per second",
+                    ),
+                ),
+                ScriptedTopic(
+                    "Prompt processing",
+                    "concept",
+                    ("Each pp and tg test is run with all combinations",),
+                    aliases=("pp",),
+                ),
+                ScriptedTopic(
+                    "SYCL backend",
+                    "entity",
+                    ("When using SYCL backend, there would be hang issue",),
+                ),
+                # the second window holds only the example tables: a model names their sections
+                ScriptedTopic(
+                    "Prompt processing with different batch sizes",
+                    "concept",
+                    ("n_batch: 128; test: pp 1024", "n_batch: 1024; test: pp 1024"),
+                ),
+                ScriptedTopic(
+                    "Different numbers of threads",
+                    "concept",
+                    ("threads: 1; test: pp 64", "threads: 32; test: pp 64"),
+                ),
+            ],
+        },
+        summaries={
+            QSBR: "CPython's internals notes on Quiescent-State Based Reclamation (QSBR), the "
+            "safe memory reclamation scheme of the free-threaded build. They cover its uses "
+            "(dictionary keys, list arrays, mimalloc pages), the write and read sequence "
+            "counters, the deferred advance optimization and its limitations.",
+            BENCH: "The README of llama-bench, the performance testing tool of llama.cpp. It "
+            "lists the tool's options and shows example runs with different models, batch "
+            "sizes and numbers of threads.",
+        },
+        page_summaries={
+            "Quiescent-State Based Reclamation": "Quiescent-State Based Reclamation (QSBR) is "
+            "a SMR scheme used in Python's free-threaded build to manage the lifecycle of "
+            "shared memory.",
+        },
+    )
+
+
+def compile_realistic(paths: WikiPaths) -> IngestReport:
+    for name in DOCUMENTS:
+        shutil.copy(DATA / name, paths.raw / name)
+    backend = realistic_script().backend()
+    return ingest(
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: backend,
+        write_backend=lambda: backend,
+        today=DAY,
+    )
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
+    """One ingest for the whole module (the pages are only read), under the same isolated
+    user dirs as conftest's per-test fixture."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+        mp.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
+        mp.delenv("WIKIC_DIR", raising=False)
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        paths = make_wiki(tmp_path_factory.mktemp("realistic") / "w")
+        report = compile_realistic(paths)
+    return paths, report
+
+
+def _pages(compiled: Compiled) -> Vault:
+    return Vault.load(compiled[0].wiki)
+
+
+def _fact_lines(page: Page) -> list[str]:
+    """The raw bullet lines of a topic page's Facts and a source page's Key claims."""
+    body = split_body(page.body)
+    lines = []
+    for heading in ("Facts", "Key claims"):
+        lines += [ln for ln in (body.get(heading) or "").splitlines() if ln.startswith("- ")]
+    return lines
+
+
+def _headings() -> set[str]:
+    """Every heading and table-of-contents entry of the three documents, as a fact would
+    read if one slipped through."""
+    found = set()
+    for name in DOCUMENTS:
+        text = (DATA / name).read_text()
+        found |= {m.group(1).strip() for m in re.finditer(r"^#+ (.+)$", text, re.MULTILINE)}
+        found |= {m.group(1) for m in re.finditer(r"\[([^\]]+)\]\(#", text)}
+    return {h.casefold() for h in found}
+
+
+def _flat(markdown: str) -> str:
+    """Block text as a fact quotes it: no code-span backticks, no markdown escapes."""
+    return " ".join(markdown.replace("`", "").replace("\\", "").split())
+
+
+def _tables(markdown: str) -> list[list[list[str]]]:
+    """Each table as rows of cells (escapes removed); the delimiter row as alignments."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] = []
+    for line in [*markdown.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = [c.strip().replace("\\", "") for c in line.strip().strip("|").split("|")]
+            while cells and not cells[-1]:
+                cells.pop()  # "| 16.41 ± 0.79 ||": a stray empty cell
+            if all(re.fullmatch(r":?-+:?", c) for c in cells):
+                cells = [
+                    ("l" if c.startswith(":") else "") + ("r" if c.endswith(":") else "")
+                    for c in cells
+                ]
+            current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def _document_title(name: str) -> str:
+    text = (DATA / name).read_text()
+    front = re.match(r"---\n(.*?)\n---\n", text, re.DOTALL)
+    if front and (m := re.search(r"^title: (.+)$", front.group(1), re.MULTILINE)):
+        return m.group(1).strip()
+    heading = re.search(r"^# (.+)$", text, re.MULTILINE)
+    assert heading is not None, name
+    return heading.group(1).strip()
+
+
+def test_three_documents_match_golden_pages(compiled: Compiled) -> None:
+    paths, report = compiled
+    assert [o.status for o in report.outcomes] == ["ingested"] * 3, report.outcomes
+    produced = {
+        p.relative_to(paths.wiki).as_posix(): p.read_text()
+        for p in sorted(paths.wiki.rglob("*.md"))
+        if p.name != "log.md"
+    }
+    if os.environ.get("WIKIC_UPDATE_GOLDEN"):
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        for rel, text in produced.items():
+            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / rel).write_text(text)
+    golden = {p.relative_to(GOLDEN).as_posix(): p.read_text() for p in sorted(GOLDEN.rglob("*.md"))}
+    assert produced == golden
+
+
+def test_every_fact_is_a_whole_sentence_that_ends_with_its_citation(compiled: Compiled) -> None:
+    vault = _pages(compiled)
+    headings = _headings()
+    checked = 0
+    for page in vault:
+        for line in _fact_lines(page):
+            where = f"{page.path}: {line}"
+            assert _CITATION_END_RE.search(line), f"fact without a final citation: {where}"
+            (fact,) = bullets(line)
+            text = fact.text[: fact.text.index("[[")].strip()
+            assert not text.endswith(":"), f"lead-in as a fact: {where}"
+            assert "[^" not in text and "](#" not in text, f"footnote or ToC link: {where}"
+            assert text.rstrip(".").casefold() not in headings, f"heading as a fact: {where}"
+            assert len(re.findall(r"\w+", text)) >= 4, f"fragment: {where}"
+            assert re.search(r"[.!?…][\"'”’)]*$", text), f"cut-off sentence: {where}"
+            for c in fact.citations:
+                source = vault.resolve(c.target)
+                assert source is not None, where
+                block = next(
+                    (ln for ln in source.body.splitlines() if ln.endswith(f" ^{c.block}")),
+                    None,
+                )
+                if block is None:  # a table or code block: its id stands on the line after it
+                    assert f"\n^{c.block}\n" in source.body + "\n", f"no such block: {where}"
+                    continue  # a table row reads as "col: value; ..." in a fact
+                assert _flat(text).rstrip(".")[:40] in _flat(block), where
+            checked += 1
+    assert checked >= 40
+
+
+def test_source_pages_keep_titles_summaries_code_and_tables(compiled: Compiled) -> None:
+    vault = _pages(compiled)
+    for name in DOCUMENTS:
+        page = vault.resolve(f"sources/{Path(name).stem}")
+        raw = (DATA / name).read_text()
+        assert page.props["title"] == _document_title(name)
+        summary = page.props["summary"]
+        assert re.match(r"[A-Z]", summary) and re.search(r"[.!?]$", summary), summary
+        assert "…" not in summary and not summary.rstrip(".").endswith(":"), summary
+        lead = split_body(page.body).lead
+        assert f"# {page.props['title']}\n\n{summary}\n" in lead
+        for fence in _FENCE_RE.findall(raw):
+            assert fence in page.body, f"{page.path} lost or changed a code block:\n{fence}"
+        assert _tables(page.body) == _tables(raw), page.path
+    bench = vault.resolve("sources/llama-bench")
+    assert len(_FENCE_RE.findall(bench.body)) == 4 and len(_tables(bench.body)) == 3
+
+
+def test_the_meeting_minutes_are_an_episode_with_a_source_page_only(compiled: Compiled) -> None:
+    report = compiled[1]
+    vault = _pages(compiled)
+    (minutes,) = [o for o in report.outcomes if o.raw == f"raw/{DOCUMENTS[2]}"]
+    assert minutes.created == [] and minutes.updated == []
+    page = vault.resolve(minutes.source_page[:-3])
+    assert page.props["title"] == CRANELIFT
+    assert page.props["kind"] == "journal" and "journal" in page.props["tags"]
+    body = split_body(page.body)
+    assert body.get("Key claims") is None and body.get("Pages") is None
+    for other in vault:
+        if other.type in ("entity", "concept"):
+            assert page.name not in other.body and page.name not in str(other.props)
+
+
+def test_every_page_title_has_balanced_brackets(compiled: Compiled) -> None:
+    for page in _pages(compiled):
+        title = page.props["title"]
+        assert title.count("(") == title.count(")"), page.path
+
+
+# Defects of ingest seen in these pages, left to the ingest code's owners (issue 10 report).
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src/wikic/ingest/grounding.py clean_name strips the ')' of 'Reclamation (QSBR)' "
+    "and title_topic (structure.py) keeps the rest: alias 'Quiescent-State Based "
+    "Reclamation (QSBR' (a page of that title when the model does not name QSBR itself)",
+)
+def test_every_alias_has_balanced_brackets(compiled: Compiled) -> None:
+    for page in _pages(compiled):
+        for alias in page.props.get("aliases") or []:
+            assert alias.count("(") == alias.count(")"), f"{page.path}: {alias!r}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src/wikic/ingest/extract.py merge_topics only maps LATER names onto an alias: code's "
+    "'wr_seq' topic comes before the model's 'Global Write Sequence' (aliases: wr_seq), so "
+    "both get a page and the alias is dropped",
+)
+def test_an_alias_the_model_gives_is_not_a_second_page(compiled: Compiled) -> None:
+    vault = _pages(compiled)
+    titles = {p.props["title"] for p in vault}
+    assert "Global Write Sequence" in titles and "Global Read Sequence" in titles
+    assert "wr_seq" not in titles and "rd_seq" not in titles
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src/wikic/ingest/structure.py heading_name takes section labels for names: "
+    "'Syntax' (an entity page of option facts) and 'Core Implementation' become pages",
+)
+def test_section_labels_are_not_pages(compiled: Compiled) -> None:
+    titles = {p.props["title"].casefold() for p in _pages(compiled)}
+    assert not titles & {"syntax", "core implementation"}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src/wikic/ingest/extract.py _candidates offers 'multiple times', 'specified "
+    "multiple' but not 'llama-bench' (the tool the README is about), so a constrained model "
+    "cannot name it; code's title topic is 'llama.cpp/examples/llama-bench'",
+)
+def test_llama_bench_gets_a_page_of_its_own(compiled: Compiled) -> None:
+    vault = _pages(compiled)
+    assert any(
+        "llama-bench" in (p.props["title"], *(p.props.get("aliases") or []))
+        for p in vault
+        if p.type in ("entity", "concept")
+    )
