@@ -59,14 +59,16 @@ class IngestScript:
                 )
             return {"topics": topics}
         if name == "SummaryOnly":
-            subject = re.search(r"new wiki page about '(.*?)'", prompt).group(1)
+            subject = re.search(r"^PAGE: (.*) \((?:entity|concept)\)$", prompt, re.MULTILINE).group(
+                1
+            )
             return {
                 "summary": self.page_summaries.get(
                     subject, f"{subject} as described by the sources."
                 )
             }
         if name == "PageUpdate":
-            task = prompt[prompt.rfind("TASK: update") :]
+            task = prompt[prompt.rfind("PAGE: ") :]
             facts = dict((fid, text) for fid, text in _FACT_LINE_RE.findall(task))
             pairs = []
             for new_sub, old_sub, why in self.contradictions:

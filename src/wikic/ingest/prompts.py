@@ -58,14 +58,24 @@ def source_summary_task(
     )
 
 
-def new_page_task(title: str, page_type: str, facts: Sequence[tuple[str, str]]) -> Segment:
+NEW_PAGE_TASK = (
+    "TASK: write the summary of a new wiki page from facts taken from a source. Reply with "
+    'JSON: "summary": one or two plain sentences saying what the subject of the page is, '
+    "using only these facts.\n\n"
+)
+UPDATE_PAGE_TASK = (
+    "TASK: update a wiki page with new facts from a source. Reply with JSON: "
+    '"summary": a revised summary (one or two sentences) if the new facts add something '
+    'important, otherwise ""; "contradictions": pairs where a new fact and a fact already on '
+    'the page cannot both be true ("new": its id, "old": its id, "why": a short reason); '
+    "usually there are none.\n\n"
+)
+
+
+def new_page_task(title: str, page_type: str, facts: Sequence[tuple[str, str]]) -> list[Segment]:
+    """The fixed instructions (a prefix shared by every page call), then this page's facts."""
     listed = "\n".join(f"- {fid}: {text}" for fid, text in facts)
-    return user(
-        f"TASK: write the summary of a new wiki page about {title!r} ({page_type}). "
-        f"Facts from the source:\n{listed}\n"
-        f'Reply with JSON: "summary": one or two plain sentences saying what {title} is, using '
-        "only these facts.\n"
-    )
+    return [user(NEW_PAGE_TASK), user(f"PAGE: {title} ({page_type})\nFacts:\n{listed}\n")]
 
 
 def update_page_task(
@@ -73,14 +83,13 @@ def update_page_task(
     old_summary: str,
     old_facts: Sequence[tuple[str, str]],
     new_facts: Sequence[tuple[str, str]],
-) -> Segment:
+) -> list[Segment]:
     old = "\n".join(f"- {fid}: {text}" for fid, text in old_facts) or "(none)"
     new = "\n".join(f"- {fid}: {text}" for fid, text in new_facts)
-    return user(
-        f"TASK: update the wiki page about {title!r}.\nCurrent summary: {old_summary or '(none)'}\n"
-        f"Facts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
-        'Reply with JSON: "summary": a revised summary (one or two sentences) if the new facts add '
-        'something important, otherwise ""; "contradictions": pairs where a new fact and a fact '
-        'already on the page cannot both be true ("new": its id, "old": its id, "why": a short '
-        "reason); usually there are none.\n"
-    )
+    return [
+        user(UPDATE_PAGE_TASK),
+        user(
+            f"PAGE: {title}\nCurrent summary: {old_summary or '(none)'}\n"
+            f"Facts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
+        ),
+    ]

@@ -238,7 +238,7 @@ def _page_job(
             target.title, target.type, [(f"n{i + 1}", f.text) for i, f in enumerate(new_facts)]
         )
         job.request = Request(
-            [*head, task], schema=SummaryOnly, max_tokens=PAGE_SUMMARY_CHARS // 3 + 24
+            [*head, *task], schema=SummaryOnly, max_tokens=PAGE_SUMMARY_CHARS // 3 + 24
         )
         return job
     source_name = plan.source_page.removesuffix(".md").casefold()
@@ -261,7 +261,7 @@ def _page_job(
         [(k, f.text) for k, f in job.new_labels.items()],
     )
     job.request = Request(
-        [*head, task],
+        [*head, *task],
         schema=page_update_model(list(job.new_labels), list(job.old_labels)),
         max_tokens=PAGE_SUMMARY_CHARS // 3 + 120,
     )
