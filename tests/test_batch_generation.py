@@ -292,3 +292,50 @@ def test_real_model_batched_equals_sequential(installed_model: Any) -> None:
     assert [g.text for g in got] == [g.text for g in expected]
     assert batch_values(got) == [g.value for g in expected]
     assert batched.batch_stats.largest == 3
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_ragged_step_logits_match_the_full_model_call(arch: str) -> None:
+    """A step where rows feed different numbers of tokens (right padding, then `finalize`)
+    takes each row's logits at its own last token, with the LM head run only there; the
+    result equals the model's own call, and the next one-token step equals each row alone."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from tests.helpers.tiny_models import tiny_model, tiny_tokens
+    from wikic.llm.lockstep import _split_head, last_logits
+
+    mx = pytest.importorskip("mlx.core")
+    model = tiny_model(arch)
+    prompts = [tiny_tokens(n, seed=n) for n in (40, 23, 57)]
+    feeds = [[5, 6, 7], [9], [11, 12]]
+    assert _split_head(model)  # the path under test: the LM head apart from the body
+
+    def batch_cache() -> tuple[list[Any], list[list[Any]]]:
+        alone = []
+        for prompt in prompts:
+            cache = make_prompt_cache(model)
+            model(mx.array(prompt)[None], cache=cache)
+            alone.append(cache)
+        merged = [layer.merge([c[i] for c in alone]) for i, layer in enumerate(alone[0])]
+        return merged, alone
+
+    lengths = [len(f) for f in feeds]
+    padding = [3 - n for n in lengths]
+    inputs = mx.array([f + [0] * p for f, p in zip(feeds, padding, strict=True)])
+    split_cache, alone = batch_cache()
+    full_cache, _ = batch_cache()
+    for cache in (split_cache, full_cache):
+        for c in cache:
+            c.prepare(lengths=lengths, right_padding=padding)
+    split = last_logits(model, inputs, split_cache, lengths)
+    full = model(inputs, cache=full_cache)[mx.arange(3), mx.array(lengths) - 1]
+    assert mx.allclose(split, full, atol=1e-4).item()
+    for c in split_cache:
+        c.finalize()
+    for row, cache in enumerate(alone):
+        own = model(mx.array(feeds[row])[None], cache=cache)[0, -1]
+        assert mx.allclose(split[row], own, atol=1e-4).item()
+    nxt = last_logits(model, mx.array([[3], [4], [8]]), split_cache, [1, 1, 1])
+    for row, cache in enumerate(alone):
+        own = model(mx.array([[3, 4, 8][row]])[None], cache=cache)[0, -1]
+        assert mx.allclose(nxt[row], own, atol=1e-4).item()
