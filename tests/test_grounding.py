@@ -42,3 +42,22 @@ def test_related_aliases() -> None:
     assert g.related("KV caches", "KV cache") and g.related("Gemma three", "Gemma 3")
     assert g.related("KV", "key value") and g.related("large language model", "LLM")
     assert not g.related("Hybrid models", "Gemma 3") and not g.related("model", "Gemma 3")
+
+
+def test_clean_name_keeps_balanced_brackets() -> None:
+    assert g.clean_name("Quiescent-State Based Reclamation (QSBR)") == (
+        "Quiescent-State Based Reclamation (QSBR)"
+    )
+    assert g.clean_name("(QSBR)") == "QSBR" and g.clean_name("QSBR)") == "QSBR"
+    assert g.clean_name("Reclamation (QSBR") == "Reclamation"  # a cut-off parenthetical goes
+    assert g.clean_name("f(x)") == "f(x)"
+
+
+def test_a_parenthetical_that_is_another_name_becomes_an_alias() -> None:
+    assert g.split_abbreviation("Quiescent-State Based Reclamation (QSBR)") == (
+        "Quiescent-State Based Reclamation",
+        ("QSBR",),
+    )
+    assert g.split_abbreviation("Byte pair encoding (BPE)") == ("Byte pair encoding", ("BPE",))
+    # not another name for it: the name keeps its (balanced) parenthetical
+    assert g.split_abbreviation("SentencePiece (Unigram)") == ("SentencePiece (Unigram)", ())

@@ -325,12 +325,6 @@ def test_every_page_title_has_balanced_brackets(compiled: Compiled) -> None:
 # Defects of ingest seen in these pages, left to the ingest code's owners (issue 10 report).
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/wikic/ingest/grounding.py clean_name strips the ')' of 'Reclamation (QSBR)' "
-    "and title_topic (structure.py) keeps the rest: alias 'Quiescent-State Based "
-    "Reclamation (QSBR' (a page of that title when the model does not name QSBR itself)",
-)
 def test_every_alias_has_balanced_brackets(compiled: Compiled) -> None:
     for page in _pages(compiled):
         for alias in page.props.get("aliases") or []:

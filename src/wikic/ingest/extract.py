@@ -189,22 +189,21 @@ def _code_topics(
 ) -> list[Topic]:
     """Topics code finds without the model, best first: sections whose heading names a thing,
     the subject of the title, then names that several whole-fact sentences mention."""
-    heading = [
+    structural = [
         Topic(t.name, _type(t.name, source_text), t.aliases, t.facts, t.usage, from_heading=True)
         for t in section_topics(doc, sentences)
     ]
-    taken_names = [n for t in heading for n in (t.name, *t.aliases)]
-    found = [(t.name, t.facts) for t in heading]
     title = title_topic(doc, sentences)
     if title is not None:
-        taken_names.append(title[0])
-        found.append(title)
+        structural.append(
+            Topic(title.name, _type(title.name, source_text), title.aliases, title.facts)
+        )
+    taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
-    found += evidence_topics(
-        names, sentences, taken, limit=max(0, max_pages - len(found)), names_taken=taken_names
+    found = evidence_topics(
+        names, sentences, taken, limit=max(0, max_pages - len(structural)), names_taken=taken_names
     )
-    extra = [Topic(n, _type(n, source_text), (), ids) for n, ids in found[len(heading) :]]
-    return [*heading, *extra]
+    return [*structural, *(Topic(n, _type(n, source_text), (), ids) for n, ids in found)]
 
 
 def starts_sentence(text: str) -> bool:

@@ -25,12 +25,15 @@ _LEADING = {
 }  # fmt: skip
 _STOP = {"of", "and", "or", "in", "on", "for", "to", "with", "by", "the", "a", "an", "is", "are"}
 _WORD_RE = re.compile(r"\w+")
+_EDGE_PUNCTUATION = " .,:;\"'`"
+_PAIRS = {"(": ")", "[": "]"}
+_ABBREVIATION_RE = re.compile(r"(.+?\w)\s*\(([A-Za-z_][\w.-]{0,11})\)")
 MAX_NAME_WORDS = 6
 
 
 def clean_name(name: str) -> str | None:
     """The topic name without leading articles and quantifiers; None if nothing specific is left."""
-    words = " ".join(name.split()).strip(" .,:;\"'`()[]").split(" ")
+    words = _trim_edges(" ".join(name.split())).split(" ")
     while len(words) > 1 and words[0].casefold() in _LEADING:
         words = words[1:]
     cleaned = " ".join(words)
@@ -40,6 +43,53 @@ def clean_name(name: str) -> str | None:
     if not any(c.isalpha() for c in cleaned):
         return None
     return cleaned
+
+
+def _balanced(text: str) -> bool:
+    return _unmatched_opener(text) is None
+
+
+def _unmatched_opener(text: str) -> int | None:
+    """The index of the last bracket that opens and is never closed (or of a stray closer)."""
+    stack: list[int] = []
+    for i, c in enumerate(text):
+        if c in _PAIRS:
+            stack.append(i)
+        elif c in _PAIRS.values():
+            if not stack or _PAIRS[text[stack[-1]]] != c:
+                return i
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _trim_edges(text: str) -> str:
+    """`text` without edge punctuation; a bracket goes only when it is unmatched or wraps the
+    whole name, so "Reclamation (QSBR)" keeps its ")" and "(QSBR" loses its "("."""
+    while True:
+        before = text
+        text = text.strip(_EDGE_PUNCTUATION)
+        if text[:1] in _PAIRS and text.endswith(_PAIRS[text[0]]) and _balanced(text[1:-1]):
+            text = text[1:-1]
+        elif text[:1] in _PAIRS and not _balanced(text) and _balanced(text[1:]):
+            text = text[1:]
+        elif text[-1:] in _PAIRS.values() and not _balanced(text) and _balanced(text[:-1]):
+            text = text[:-1]
+        if text == before:
+            break
+    cut = _unmatched_opener(text)
+    while cut is not None:  # "Reclamation (QSBR": the parenthetical was cut off
+        text = text[:cut].rstrip(_EDGE_PUNCTUATION)
+        cut = _unmatched_opener(text)
+    return text
+
+
+def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
+    """ "Byte pair encoding (BPE)" → ("Byte pair encoding", ("BPE",)): a parenthetical that is
+    another name for the rest becomes an alias; any other ("SentencePiece (Unigram)") stays."""
+    m = _ABBREVIATION_RE.fullmatch(name)
+    if m and related(m.group(2), m.group(1)):
+        return m.group(1), (m.group(2),)
+    return name, ()
 
 
 def _keys(text: str) -> list[str]:

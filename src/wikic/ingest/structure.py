@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wikic.ingest.grounding import clean_name, names_in
+from wikic.ingest.grounding import clean_name, names_in, split_abbreviation
 from wikic.ingest.text import Sentence
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
@@ -40,7 +40,6 @@ _GENERIC_KEYS = {name_key(h) for h in GENERIC_HEADINGS}
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
 _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Z][A-Za-z0-9-]{1,10})\)")
-_ABBREVIATED_RE = re.compile(r"(.+?\w)\s*\(([A-Za-z][\w.-]{0,11})\)?")  # clean_name ate ")"
 MAX_HEADING_WORDS = 6
 FACTS_PER_SECTION_TOPIC = 8
 USAGE_PER_TOPIC = 2
@@ -102,14 +101,14 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         usage = [b.id for b in blocks if b.kind == "code" and b.text.strip()]
         if not facts:
             continue  # a heading with nothing citable under it makes an empty page
-        m = _ABBREVIATED_RE.fullmatch(name)
+        name, aliases = split_abbreviation(name)
         found.append(
             SectionTopic(
-                m.group(1) if m else name,
+                name,
                 section.index,
                 tuple(facts[:FACTS_PER_SECTION_TOPIC]),
                 tuple(usage[:USAGE_PER_TOPIC]),
-                (m.group(2),) if m else (),
+                aliases,
             )
         )
     return found
@@ -206,18 +205,23 @@ def is_code_like(name: str) -> bool:
     return re.search(r"[_.\-/=:]|^[a-z]+[A-Z]", name) is not None
 
 
-def title_topic(doc: Document, sentences: Sequence[Sentence]) -> tuple[str, tuple[str, ...]] | None:
-    """The subject the title names ("uv", "String interning") as a page of its own: its facts
-    are the sentences that name it, else the opening section's. The source page stays the
-    page about the document."""
-    name = heading_name(doc.title)
-    if name is None or doc.title_from == "filename" or len(name.split()) > 4:
+def title_topic(doc: Document, sentences: Sequence[Sentence]) -> SectionTopic | None:
+    """The subject the title names ("uv", "String interning", "Quiescent-State Based
+    Reclamation" of "… (QSBR)") as a page of its own: its facts are the sentences that name it,
+    else the opening section's. The source page stays the page about the document."""
+    heading = heading_name(doc.title)
+    if heading is None or doc.title_from == "filename":
+        return None
+    name, aliases = split_abbreviation(heading)
+    if len(name.split()) > 4:
         return None
     ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
     if not ids:
         first = doc.sections[0].block_ids if doc.sections else ()
         ids = tuple(s.id for s in sentences if s.paragraph in first)
-    return (name, ids[:FACTS_PER_SECTION_TOPIC]) if ids else None
+    if not ids:
+        return None
+    return SectionTopic(name, 0, ids[:FACTS_PER_SECTION_TOPIC], (), aliases)
 
 
 def names_sentence(name: str, text: str) -> bool:
