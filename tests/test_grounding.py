@@ -61,3 +61,12 @@ def test_a_parenthetical_that_is_another_name_becomes_an_alias() -> None:
     assert g.split_abbreviation("Byte pair encoding (BPE)") == ("Byte pair encoding", ("BPE",))
     # not another name for it: the name keeps its (balanced) parenthetical
     assert g.split_abbreviation("SentencePiece (Unigram)") == ("SentencePiece (Unigram)", ())
+
+
+def test_a_shortened_code_name_is_related_to_its_words() -> None:
+    assert g.related("wr_seq", "Global Write Sequence") and g.related(
+        "rd_seq", "Global Read Sequence"
+    )
+    assert g.related("cg_cranelift", "rustc_codegen_cranelift")
+    assert not g.related("rd_seq", "Global Write Sequence")
+    assert not g.related("qsbr_goal", "deferred-free list")

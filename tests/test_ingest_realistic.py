@@ -331,12 +331,6 @@ def test_every_alias_has_balanced_brackets(compiled: Compiled) -> None:
             assert alias.count("(") == alias.count(")"), f"{page.path}: {alias!r}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/wikic/ingest/extract.py merge_topics only maps LATER names onto an alias: code's "
-    "'wr_seq' topic comes before the model's 'Global Write Sequence' (aliases: wr_seq), so "
-    "both get a page and the alias is dropped",
-)
 def test_an_alias_the_model_gives_is_not_a_second_page(compiled: Compiled) -> None:
     vault = _pages(compiled)
     titles = {p.props["title"] for p in vault}

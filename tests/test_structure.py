@@ -117,3 +117,22 @@ def test_phrases_that_are_not_subjects_are_not_pages() -> None:
         assert not is_subject(junk), junk
     for ok in ("base vocabulary", "Byte pair encoding", "KV cache", "bus driver", "--threads"):
         assert is_subject(ok), ok
+
+
+def test_an_alias_merges_topics_in_either_order_under_the_more_descriptive_name() -> None:
+    from wikic.ingest.extract import Topic, merge_topics
+
+    code = Topic("wr_seq", "concept", (), ("s1", "s2"))
+    model = Topic("Global Write Sequence", "entity", ("wr_seq",), ("s2", "s3"))
+    other = Topic("rd_seq", "concept", (), ("s4",))
+    for topics in ([code, other, model], [model, other, code]):
+        merged = merge_topics(topics, max_facts=10)
+        assert [t.name for t in merged] == ["Global Write Sequence", "rd_seq"]
+        assert merged[0].aliases == ("wr_seq",) and set(merged[0].facts) == {"s1", "s2", "s3"}
+    assert merge_topics([code, other, model], max_facts=10)[0].type == "concept"  # the first's
+    # a heading's name stays the title; facts are capped across topics, earlier ones first
+    heading = Topic("Byte pair encoding", "concept", ("BPE",), ("s1",), from_heading=True)
+    longer = Topic("BPE tokenization algorithm", "concept", ("BPE",), ("s2", "s3"))
+    (bpe, rd) = merge_topics([heading, longer, other], max_facts=2)
+    assert bpe.name == "Byte pair encoding" and "BPE tokenization algorithm" in bpe.aliases
+    assert bpe.facts == ("s1", "s2") and rd.facts == ()

@@ -307,33 +307,51 @@ def ground_topics(
 
 
 def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
-    """Merge topics with the same name (or a name that is another's alias); cap total facts."""
-    merged: dict[str, Topic] = {}
-    alias_of: dict[str, str] = {}
-    for t in topics:
-        key = name_key(t.name)
-        if not key:
+    """Merge topics that share a name: a name or alias equal to another topic's name or alias,
+    whichever comes first (code's `wr_seq` and the model's "Global Write Sequence", aliases
+    wr_seq, are one topic). The more descriptive name is the title, the other an alias. Total
+    facts are capped at `max_facts`, earlier topics first."""
+    merged: dict[int, Topic] = {}  # by order of first appearance
+    index: dict[str, int] = {}  # the name key of every name and alias → its topic
+    for order, t in enumerate(topics):
+        if not name_key(t.name):
             continue
-        key = alias_of.get(key, key)
-        if key in merged:
-            old = merged[key]
-            merged[key] = Topic(
-                old.name,
-                old.type,
-                tuple(dict.fromkeys((*old.aliases, *t.aliases))),
-                tuple(dict.fromkeys((*old.facts, *t.facts))),
-                tuple(dict.fromkeys((*old.usage, *t.usage))),
-                old.from_heading or t.from_heading,
-            )
-        else:
-            merged[key] = t
-        for alias in t.aliases:
-            alias_of.setdefault(name_key(alias), key)
+        hits = sorted({index[k] for k in (name_key(n) for n in (t.name, *t.aliases)) if k in index})
+        at = hits[0] if hits else order
+        if hits:
+            for other in hits[1:]:  # `t` names two topics found apart: all three are one
+                merged[at] = _merge_two(merged[at], merged.pop(other))
+            t = _merge_two(merged[at], t)
+        merged[at] = t
+        for key in (name_key(n) for n in (t.name, *t.aliases)):
+            if key:
+                index[key] = at
     result = []
     remaining = max_facts
     for t in merged.values():
         facts = t.facts[: max(0, remaining)]
         remaining -= len(facts)
-        aliases = tuple(a for a in t.aliases if name_key(a) != name_key(t.name))
-        result.append(Topic(t.name, t.type, aliases, facts, t.usage, t.from_heading))
+        seen = {"", name_key(t.name)}
+        aliases = []
+        for a in t.aliases:
+            if name_key(a) not in seen:
+                seen.add(name_key(a))
+                aliases.append(a)
+        result.append(Topic(t.name, t.type, tuple(aliases), facts, t.usage, t.from_heading))
     return result
+
+
+def _merge_two(old: Topic, new: Topic) -> Topic:
+    """`old` and `new` as one topic in `old`'s place, with `old`'s type; the title is the name
+    a heading gives, else the one of more words ("Global Write Sequence" over `wr_seq`)."""
+    rank_old = (old.from_heading, len(old.name.split()))
+    rank_new = (new.from_heading, len(new.name.split()))
+    title, other = (new, old) if rank_new > rank_old else (old, new)
+    return Topic(
+        title.name,
+        old.type,
+        tuple(dict.fromkeys((*title.aliases, other.name, *other.aliases))),
+        tuple(dict.fromkeys((*old.facts, *new.facts))),
+        tuple(dict.fromkeys((*old.usage, *new.usage))),
+        old.from_heading or new.from_heading,
+    )

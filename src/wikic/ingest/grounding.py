@@ -129,7 +129,34 @@ def related(alias: str, name: str) -> bool:
         return "".join(w[0] for w in _WORD_RE.findall(words.casefold()))
 
     flat_a, flat_n = alias.replace(" ", "").casefold(), name.replace(" ", "").casefold()
-    return len(flat_a) > 1 and (flat_a == initials(name) or flat_n == initials(alias))
+    if len(flat_a) > 1 and (flat_a == initials(name) or flat_n == initials(alias)):
+        return True
+    return _abbreviates(alias, name) or _abbreviates(name, alias)
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """`wr_seq` of "Global Write Sequence", `rd_seq` of "Global Read Sequence": each part of
+    `short` is a shortening of a word of `name` (same first letter, then letters of it in
+    order), the parts in the name's order, covering at least half of its content words."""
+    parts = [p for p in re.split(r"[\s_.-]+", short.casefold()) if p]
+    words = [w for w in _WORD_RE.findall(name.casefold().replace("_", " ")) if w not in _STOP]
+    if len(parts) < 2 or 2 * len(parts) < len(words):
+        return False
+    i = 0
+    for part in parts:
+        while i < len(words) and not _shortens(part, words[i]):
+            i += 1
+        if i == len(words):
+            return False
+        i += 1
+    return True
+
+
+def _shortens(part: str, word: str) -> bool:
+    if len(part) < 2 or len(part) > len(word) or part[0] != word[0]:
+        return False
+    rest = iter(word[1:])
+    return all(c in rest for c in part[1:])
 
 
 def guess_type(name: str, source_text: str, proposed: str) -> str:
