@@ -338,11 +338,6 @@ def test_an_alias_the_model_gives_is_not_a_second_page(compiled: Compiled) -> No
     assert "wr_seq" not in titles and "rd_seq" not in titles
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/wikic/ingest/structure.py heading_name takes section labels for names: "
-    "'Syntax' (an entity page of option facts) and 'Core Implementation' become pages",
-)
 def test_section_labels_are_not_pages(compiled: Compiled) -> None:
     titles = {p.props["title"].casefold() for p in _pages(compiled)}
     assert not titles & {"syntax", "core implementation"}

@@ -73,6 +73,82 @@ def test_generic_headings_are_sections_not_pages() -> None:
     assert heading_name("2. Speculative decoding") == "Speculative decoding"
 
 
+def test_headings_that_label_a_part_of_the_document_are_sections_not_pages() -> None:
+    # real headings of scripts/data/corpus/*.md
+    labels = (
+        "Syntax",  # llama-bench.md
+        "Examples",
+        "Text generation with different models",
+        "Prompt processing with different batch sizes",
+        "Different numbers of threads",
+        "Core Implementation",  # cpython-qsbr.md
+        "Implementation Details",
+        "Introduction",
+        "Advanced Usage",  # llm-aliases.md
+        "Removing an alias",
+        "Viewing the aliases file",
+        "Notes from the meeting",  # 2020-04-03-cranelift-backend-for-rustc.md
+        "Smaller improvements",  # llm-changelog.md
+        "Other changes",
+        "Roadmap",  # uv-readme.md
+        "Where are models stored?",  # ollama-faq.md
+        "Profiling the compiler",  # rustc-self-profile.md
+    )
+    for label in labels:
+        assert heading_name(label) is None, label
+
+
+def test_headings_that_name_a_thing_stay_topics() -> None:
+    names = {
+        "QSBR": "QSBR",
+        "`llama-bench`": "llama-bench",
+        "Prompt caching": "Prompt caching",
+        "LoRA": "LoRA",
+        "Speculative decoding": "Speculative decoding",
+        "Deferred Advance Optimization": "Deferred Advance Optimization",  # cpython-qsbr.md
+        "Byte-level BPE": "Byte-level BPE",  # tokenization-algorithms.md
+        "Tier 2 target policy": "Tier 2 target policy",  # 2019-09-20-target-tier-policy.md
+        "Output formats": "Output formats",  # llama-bench.md
+        "JSONL": "JSONL",
+        "`summarize`": "summarize",  # rustc-self-profile.md
+        "Filtering short events": "Filtering short events",
+        "Dependency caching": "Dependency caching",  # uv-readme.md
+        # a phrase with a name in it
+        "Installing into arbitrary Python environments": (
+            "Installing into arbitrary Python environments"
+        ),
+        "New location for the logs.db database": "New location for the logs.db database",
+        "`--threads` with few cores": "--threads with few cores",
+        # "Overview of X" is about X
+        "Overview of the Cranelift backend": "Cranelift backend",
+    }
+    for heading, name in names.items():
+        assert heading_name(heading) == name, heading
+
+
+def test_a_phrase_heading_that_holds_a_defined_term_names_it() -> None:
+    assert heading_name("Caching of prompts") is None
+    assert heading_name("Caching of prompts", terms=["prompts"]) == "Caching of prompts"
+
+
+def test_a_readme_that_never_names_its_subject_gives_it_the_labelled_sections() -> None:
+    from wikic.ingest.structure import title_topic
+
+    doc = parse_document(
+        "# llama.cpp/examples/llama-bench\n\nPerformance testing tool for llama.cpp.\n\n"
+        "## Syntax\n\nAll options can be specified multiple times to run multiple tests.\n\n"
+        "## License\n\nThe code is released under the MIT license.\n",
+        filename="llama-bench.md",
+    )
+    topic = title_topic(doc, fact_sentences(doc))
+    assert topic is not None
+    texts = [doc.sentence(sid).text for sid in topic.facts]
+    assert texts == [
+        "Performance testing tool for llama.cpp.",
+        "All options can be specified multiple times to run multiple tests.",
+    ]
+
+
 def test_a_heading_that_names_a_thing_is_a_topic_with_its_section_evidence() -> None:
     doc = _doc()
     facts = fact_sentences(doc)

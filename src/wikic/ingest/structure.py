@@ -37,6 +37,28 @@ GENERIC_HEADINGS = {
     "bug fixes", "new features", "breaking changes", "deprecations", "thanks", "outline",
 }  # fmt: skip
 _GENERIC_KEYS = {name_key(h) for h in GENERIC_HEADINGS}
+# a heading made only of these labels a part of the document: "Syntax", "Core Implementation"
+_PART_WORDS = {
+    "syntax", "usage", "example", "examples", "implementation", "overview", "introduction",
+    "background", "details", "detail", "notes", "note", "results", "result", "output",
+    "installation", "improvements", "changes", "features", "options", "reference", "roadmap",
+    "design", "api", "internals", "architecture", "concepts", "basics", "walkthrough",
+}  # fmt: skip
+_PART_MODIFIERS = {
+    "core", "basic", "advanced", "general", "additional", "further", "more", "other",
+    "detailed", "technical", "simple", "quick", "common", "main", "key", "important", "minor",
+    "major", "small", "smaller", "new", "final", "initial", "full", "complete", "sample",
+    "known", "recent", "latest", "implementation", "usage", "example", "high-level", "low-level",
+}  # fmt: skip
+# a heading with one of these is a phrase ("Text generation with different models"), and
+# names a thing only through a name in it ("Installing into arbitrary Python environments")
+_PHRASE_WORDS = {
+    "of", "with", "for", "to", "in", "on", "at", "by", "from", "into", "and", "or", "the",
+    "a", "an", "is", "are", "do", "does", "can", "different", "between", "vs", "versus",
+    "this", "that", "my", "your", "our", "its", "their", "without", "via", "when",
+}  # fmt: skip
+_QUESTION_WORDS = {"how", "what", "why", "when", "where", "which", "using", "use", "run", "build"}
+_PART_OF_RE = re.compile(r"^(?:an? )?(?:overview|introduction|summary) (?:of|to) (?:the )?", re.I)
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
 _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Z][A-Za-z0-9-]{1,10})\)")
@@ -65,9 +87,11 @@ class SectionTopic:
     aliases: tuple[str, ...] = ()  # "BPE" of the heading "Byte pair encoding (BPE)"
 
 
-def heading_name(heading: str) -> str | None:
-    """A heading as a topic name, or None when it organises rather than names."""
+def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
+    """A heading as a topic name, or None when it organises rather than names. `terms`: the
+    document's defined terms; a phrase that contains one names it."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
+    text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
     text = clean_name(text.replace("`", "")) or ""
     if not text or _VERSION_RE.match(text) or not any(c.isalpha() for c in text):
         return None
@@ -77,10 +101,42 @@ def heading_name(heading: str) -> str | None:
     key = name_key(text)
     if not key or key in _GENERIC_KEYS:
         return None
-    first = name_key(words[0])
-    if first in {"how", "what", "why", "when", "where", "which", "using", "use", "run", "build"}:
+    if words[0].casefold() in _QUESTION_WORDS:
         return None  # "How to fuse", "Using the API": instructions, not subjects
+    if "`" not in heading and labels_a_part(text, terms):
+        return None
     return text
+
+
+def labels_a_part(heading: str, terms: Sequence[str] = ()) -> bool:
+    """Whether a heading labels a part of a document rather than naming a thing: it is made of
+    label words ("Syntax", "Core Implementation"), or it is a phrase of common words with no
+    name in it ("Text generation with different models", "Notes from the meeting")."""
+    words = heading.split()
+    folded = [w.casefold() for w in words]
+    if all(w in _PART_WORDS or w in _PART_MODIFIERS for w in folded) and any(
+        w in _PART_WORDS for w in folded
+    ):
+        return True
+    if not any(w in _PHRASE_WORDS for w in folded):
+        return False
+    if any(names_in([t], heading) for t in terms):
+        return False  # it contains a term the document defines
+    return not any(_name_like(w, i, words) for i, w in enumerate(words))
+
+
+def _name_like(word: str, i: int, words: Sequence[str]) -> bool:
+    """A name in a heading: `LoRA`, `QSBR`, `GPT-2`, `llama-bench`, `logs.db`, or a capital word
+    after the first in a heading that does not capitalise all its words ("Python" in
+    "Installing into arbitrary Python environments")."""
+    core = word.strip("()[],:;'\"")
+    if any(c.isdigit() for c in core) or re.search(r"\w[-_./]\w", core):
+        return True
+    if any(c.isupper() for c in core[1:]):
+        return True  # LoRA, QSBR, CamelCase
+    content = [w for w in words[1:] if w.casefold() not in _PHRASE_WORDS]
+    title_case = len(content) > 1 and all(w[:1].isupper() for w in content)
+    return i > 0 and core[:1].isupper() and not title_case
 
 
 def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[SectionTopic]:
@@ -91,9 +147,10 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
     for s in sentences:
         by_block.setdefault(s.paragraph, []).append(s.id)
     title_key = name_key(doc.title)
+    terms = defined_terms(doc)
     found: list[SectionTopic] = []
     for section in doc.sections:
-        name = heading_name(section.heading)
+        name = heading_name(section.heading, terms)
         if name is None or name_key(name) == title_key:
             continue
         blocks = [doc.block(b) for b in section.block_ids]
@@ -207,18 +264,26 @@ def is_code_like(name: str) -> bool:
 
 def title_topic(doc: Document, sentences: Sequence[Sentence]) -> SectionTopic | None:
     """The subject the title names ("uv", "String interning", "Quiescent-State Based
-    Reclamation" of "… (QSBR)") as a page of its own: its facts are the sentences that name it,
-    else the opening section's. The source page stays the page about the document."""
+    Reclamation" of "… (QSBR)") as a page of its own: its facts are the sentences that name it
+    or its alias. A document that never names its subject in a sentence (a tool's README) is
+    about it throughout: then its facts are those of the opening section and of the sections
+    that label parts of it ("Syntax", "Examples"). The source page stays the page about the
+    document."""
     heading = heading_name(doc.title)
     if heading is None or doc.title_from == "filename":
         return None
     name, aliases = split_abbreviation(heading)
     if len(name.split()) > 4:
         return None
-    ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
+    ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in (name, *aliases)))
     if not ids:
-        first = doc.sections[0].block_ids if doc.sections else ()
-        ids = tuple(s.id for s in sentences if s.paragraph in first)
+        about = {
+            block
+            for section in doc.sections
+            if section.index == 0 or labels_a_part(" ".join(section.heading.split()))
+            for block in section.block_ids
+        }
+        ids = tuple(s.id for s in sentences if s.paragraph in about)
     if not ids:
         return None
     return SectionTopic(name, 0, ids[:FACTS_PER_SECTION_TOPIC], (), aliases)
