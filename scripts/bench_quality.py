@@ -56,6 +56,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 COPIED = ("wiki", "AGENTS.md", "wikic.yaml")
 SYSTEMS = ("wiki", "rag")
 RAW_SUFFIXES = (".md", ".markdown", ".txt")
+CORPUS_BOOKKEEPING = frozenset({"SOURCES.md", "README.md"})  # attribution, not content
 RAG_WHERE = "source documents"
 RAG_DECLINED = "The sources do not say."
 
@@ -136,6 +137,8 @@ def chunk_sources(raw: Path) -> list[Chunk]:
     """Every paragraph of every text source under `raw`, in file then paragraph order."""
     chunks: list[Chunk] = []
     for path in sorted(p for p in raw.rglob("*") if p.suffix.lower() in RAW_SUFFIXES):
+        if path.name in CORPUS_BOOKKEEPING:
+            continue
         stem = path.relative_to(raw).with_suffix("").as_posix()
         text = path.read_text(encoding="utf-8", errors="replace")
         for para in split_paragraphs(text):
@@ -500,11 +503,14 @@ def render_markdown(rows: Sequence[Row], summary: dict[str, Any], *, answers: bo
 
 def compile_wiki(root: Path, raw: Path) -> None:
     """`wikic init ROOT`, the files of `raw` copied into ROOT/raw/, `wikic ingest --all`
-    (in a child process, as a user would run it; its progress goes to stderr)."""
+    (in a child process, as a user would run it; its progress goes to stderr). A corpus's own
+    bookkeeping (SOURCES.md, README.md: attribution, not content) is not a source."""
     from wikic.init import init_wiki
 
     init_wiki(root)
     for path in sorted(raw.rglob("*")):
+        if path.name in CORPUS_BOOKKEEPING:
+            continue
         if path.is_file() and path.suffix.lower() in RAW_SUFFIXES:
             dest = root / "raw" / path.relative_to(raw)
             dest.parent.mkdir(parents=True, exist_ok=True)
