@@ -36,3 +36,32 @@ def test_limit_and_empty_input() -> None:
     assert candidates("Nothing here is named at all, just words in a row.\n") == []
     many = " ".join(f"Name{i} met Other{i} today." for i in range(40))
     assert len(candidates(many + "\n")) <= 24
+
+
+def test_recurring_phrases_of_common_words_are_not_candidates() -> None:
+    # llama-bench.md: "multiple times" and "specified multiple" recur, neither is a subject
+    text = (
+        "With the exception of -r, all options can be specified multiple times to run "
+        "multiple tests. The option can be specified multiple times. Prompt caching stores "
+        "the prompt. Prompt caching significantly improves latency, and prompt caching "
+        "significantly improves throughput.\n"
+    )
+    found = candidates(text)
+    assert "Prompt caching" in found
+    for junk in ("multiple times", "specified multiple", "significantly improves"):
+        assert junk not in found, (junk, found)
+
+
+def test_commands_the_document_runs_are_named_by_their_program_and_subcommands() -> None:
+    from wikic.ingest.candidates import command_names
+
+    doc = parse_document(
+        "# llama.cpp/examples/llama-bench\n\nllama-bench can perform three types of tests:\n\n"
+        "```sh\n$ ./llama-bench -m models/7B/ggml-model-q4_0.gguf -p 0\n```\n\n"
+        "```sh\n$ ./llama-bench -o csv\n$ cd build\n```\n\n"
+        "The `llm aliases set <alias> <model-id>` command adds an alias, and "
+        "`vEthernel (WSL)` is an adapter.\n\n```bash\nllm aliases list\n```\n",
+        filename="x.md",
+    )
+    # a block line names the longest part of its command the prose names: "llm aliases"
+    assert command_names(doc) == ["llama-bench", "llm aliases", "llm aliases set"]

@@ -45,8 +45,10 @@ _FENCE_RE = re.compile(r"^```[^\n]*\n.*?^```$", re.MULTILINE | re.DOTALL)
 def realistic_script() -> IngestScript:
     """Topics a reader of each document would expect pages for, each with substrings of the
     sentences that state their facts. The fake, like a constrained model, can only name what
-    code offers in the window: today code does not offer "llama-bench" or "Prompt processing"
-    (see `test_llama_bench_gets_a_page_of_its_own`), so those two are skipped."""
+    code offers in the window: a window offers the document's candidates that its citable
+    sentences name, and no citable sentence names "llama-bench" or "Prompt processing" (only a
+    lead-in and list items do), so the model's two are skipped; llama-bench's page is code's
+    (the title's subject, see `test_llama_bench_gets_a_page_of_its_own`)."""
     return IngestScript(
         topics={
             QSBR: [
@@ -343,12 +345,6 @@ def test_section_labels_are_not_pages(compiled: Compiled) -> None:
     assert not titles & {"syntax", "core implementation"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src/wikic/ingest/extract.py _candidates offers 'multiple times', 'specified "
-    "multiple' but not 'llama-bench' (the tool the README is about), so a constrained model "
-    "cannot name it; code's title topic is 'llama.cpp/examples/llama-bench'",
-)
 def test_llama_bench_gets_a_page_of_its_own(compiled: Compiled) -> None:
     vault = _pages(compiled)
     assert any(

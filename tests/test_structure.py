@@ -126,9 +126,12 @@ def test_headings_that_name_a_thing_stay_topics() -> None:
         assert heading_name(heading) == name, heading
 
 
-def test_a_phrase_heading_that_holds_a_defined_term_names_it() -> None:
-    assert heading_name("Caching of prompts") is None
-    assert heading_name("Caching of prompts", terms=["prompts"]) == "Caching of prompts"
+def test_a_phrase_heading_that_is_a_defined_term_names_it() -> None:
+    assert heading_name("Cost of a token") is None
+    assert heading_name("Cost of a token", terms=["cost of a token"]) == "Cost of a token"
+    # one that only holds a term is still a label: "Text generation" is defined, the examples
+    # of it are a section
+    assert heading_name("Text generation with different models", terms=["Text generation"]) is None
 
 
 def test_a_readme_that_never_names_its_subject_gives_it_the_labelled_sections() -> None:
@@ -212,3 +215,27 @@ def test_an_alias_merges_topics_in_either_order_under_the_more_descriptive_name(
     (bpe, rd) = merge_topics([heading, longer, other], max_facts=2)
     assert bpe.name == "Byte pair encoding" and "BPE tokenization algorithm" in bpe.aliases
     assert bpe.facts == ("s1", "s2") and rd.facts == ()
+
+
+def test_the_title_names_its_subject() -> None:
+    from wikic.ingest.structure import subject_name
+
+    def subject(text: str) -> tuple[str, tuple[str, ...]] | None:
+        return subject_name(parse_document(text + "\n\nSome text here.\n", filename="x.md"))
+
+    # a path names the thing at its end; the path stays an alias
+    assert subject("# llama.cpp/examples/llama-bench") == (
+        "llama-bench",
+        ("llama.cpp/examples/llama-bench",),
+    )
+    assert subject("# Quiescent-State Based Reclamation (QSBR)") == (
+        "Quiescent-State Based Reclamation",
+        ("QSBR",),
+    )
+    # a trailing label: the document is the specification of Git LFS, not a thing of its own
+    assert subject("# Git LFS Specification") == ("Git LFS", ())
+    assert subject("# Token generation performance troubleshooting") == (
+        "Token generation performance",
+        (),
+    )
+    assert subject("---\ntitle: 2019-12-20 major changes process\n---\n\n# Major") is None

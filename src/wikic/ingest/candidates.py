@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from wikic.ingest.text import Sentence
+from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
@@ -36,7 +37,26 @@ _MONTHS = {
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday",
 }  # fmt: skip
+# words that make a recurring phrase a turn of speech ("multiple times", "specified multiple")
+# rather than a subject
+_COMMON = {
+    "multiple", "times", "several", "various", "different", "given", "specified", "like",
+    "unlike", "another", "above", "below", "following", "certain", "specific", "particular",
+    "whole", "entire", "able", "possible", "way", "ways", "lot", "lots", "kind", "sort", "etc",
+    "safe", "sure", "likely", "example", "examples", "respectively", "otherwise",
+}  # fmt: skip
+_ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 MAX_WORDS = 4
+# commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
+_SHELL_LANGS = {"sh", "bash", "shell", "console", "zsh", "shell-session"}
+_SHELL_TOOLS = {
+    "cd", "echo", "cat", "ls", "mkdir", "rm", "cp", "mv", "export", "source", "set", "sh",
+    "bash", "chmod", "touch", "grep", "sed", "awk", "head", "tail", "tee", "xargs", "env",
+    "which", "pwd", "exit",
+}  # fmt: skip
+_PROGRAM_RE = re.compile(r"(?:\.{0,2}/|~/)?(?:[\w.-]+/)*([a-z][\w.-]*[a-z0-9]|[a-z])")
+_SUBCOMMAND_RE = re.compile(r"[a-z][a-z0-9-]*")
+MAX_COMMAND_WORDS = 3
 
 
 def _tokens(text: str) -> list[str]:
@@ -89,6 +109,8 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
             gram = lowered[k : k + n]
             if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() for w in gram):
                 continue
+            if any(w in _COMMON or _ADVERB_RE.fullmatch(w) for w in gram):
+                continue  # "multiple times", "significantly improves"
             subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
             found.append((" ".join(toks[k : k + n]), subject))
     return found
@@ -144,3 +166,56 @@ def _spelling(forms: Counter[str]) -> str:
     best = sorted(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     capital = best[:1].upper() + best[1:]
     return capital if capital != best and capital in forms else best
+
+
+def command_names(doc: Document) -> list[str]:
+    """Programs and subcommands the document shows being run, most used first. A line of a
+    shell block (`$ ./llama-bench -o csv`) names the longest part of its command that the prose
+    also names ("llama-bench"); an inline command (`llm aliases set <alias> <model-id>`) names
+    itself, when its program is run in a block or it has an option."""
+    prose = " ".join(b.text for b in doc.blocks if b.kind != "code")
+    counts: Counter[str] = Counter()
+    programs: set[str] = set()
+    for block in doc.blocks:
+        if block.kind != "code":
+            continue
+        for line in block.text.splitlines():
+            if not (line.startswith("$ ") or block.lang in _SHELL_LANGS):
+                continue
+            words = _command(line.removeprefix("$ "))
+            programs.update(words[:1])
+            while words and not _mentions(" ".join(words), prose):
+                words = words[:-1]
+            if words:
+                counts[" ".join(words)] += 1
+    for block in doc.blocks:
+        if block.kind == "code" or block.toc:
+            continue
+        for span in block.code_spans:
+            words = _command(span)
+            option = any(t.startswith("-") for t in span.split()[1:])
+            if len(span.split()) > 1 and words and (words[0] in programs or option):
+                counts[" ".join(words)] += 1
+    return sorted(counts, key=lambda c: -counts[c])
+
+
+def _command(line: str) -> list[str]:
+    """The program (its file name, without a path) and the plain words after it."""
+    tokens = line.split("#", 1)[0].split()
+    while tokens and ("=" in tokens[0] or tokens[0] == "sudo"):
+        tokens = tokens[1:]  # `OLLAMA_HOST=0.0.0.0 ollama serve`
+    if not tokens:
+        return []
+    program = _PROGRAM_RE.fullmatch(tokens[0])
+    if program is None or program.group(1) in _SHELL_TOOLS:
+        return []
+    words = [program.group(1)]
+    for token in tokens[1:MAX_COMMAND_WORDS]:
+        if not _SUBCOMMAND_RE.fullmatch(token):
+            break
+        words.append(token)
+    return words
+
+
+def _mentions(name: str, text: str) -> bool:
+    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None

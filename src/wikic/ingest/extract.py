@@ -17,7 +17,7 @@ from typing import Any
 
 from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
-from wikic.ingest.candidates import topic_candidates
+from wikic.ingest.candidates import command_names, topic_candidates
 from wikic.ingest.schemas import extraction_model
 from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
@@ -25,6 +25,7 @@ from wikic.ingest.structure import (
     defined_terms,
     evidence_topics,
     section_topics,
+    subject_name,
     title_topic,
 )
 from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, numbered_text
@@ -43,6 +44,7 @@ from wikic.vault.sources import Source
 
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
 MAX_CANDIDATES = 32
+MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 
 @dataclass(frozen=True)
@@ -242,10 +244,14 @@ def _window_text(window: Section) -> str:
 
 
 def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
-    """Names the model chooses topics among: headings that name things, defined terms, then
-    the names and recurring phrases code finds in the sentences."""
+    """Names the model chooses topics among: the title's subject, headings that name things,
+    commands the document runs, code names, defined terms, then the names and recurring phrases
+    code finds in the sentences."""
+    subject = subject_name(doc)
     found = [
+        *(subject[:1] if subject else ()),
         *headings,
+        *command_names(doc)[:MAX_COMMANDS],
         *code_terms(doc),
         *defined_terms(doc),
         *topic_candidates(sentences, title=doc.title, limit=40),

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wikic.ingest.grounding import clean_name, names_in, split_abbreviation
+from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
@@ -42,7 +42,13 @@ _PART_WORDS = {
     "syntax", "usage", "example", "examples", "implementation", "overview", "introduction",
     "background", "details", "detail", "notes", "note", "results", "result", "output",
     "installation", "improvements", "changes", "features", "options", "reference", "roadmap",
-    "design", "api", "internals", "architecture", "concepts", "basics", "walkthrough",
+    "design", "internals", "architecture", "concepts", "basics", "walkthrough",
+}  # fmt: skip
+# a title ending in one of these names its subject before it: "Git LFS Specification"
+_DOCUMENT_KINDS = {
+    "specification", "spec", "troubleshooting", "tips", "guide", "tutorial", "overview",
+    "introduction", "notes", "readme", "faq", "documentation", "docs", "reference", "primer",
+    "cheatsheet", "walkthrough", "internals", "handbook", "manual",
 }  # fmt: skip
 _PART_MODIFIERS = {
     "core", "basic", "advanced", "general", "additional", "further", "more", "other",
@@ -61,7 +67,8 @@ _QUESTION_WORDS = {"how", "what", "why", "when", "where", "which", "using", "use
 _PART_OF_RE = re.compile(r"^(?:an? )?(?:overview|introduction|summary) (?:of|to) (?:the )?", re.I)
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
-_DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Z][A-Za-z0-9-]{1,10})\)")
+_DATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
+_DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Za-z][\w-]{1,10})\)")
 MAX_HEADING_WORDS = 6
 FACTS_PER_SECTION_TOPIC = 8
 USAGE_PER_TOPIC = 2
@@ -89,7 +96,7 @@ class SectionTopic:
 
 def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     """A heading as a topic name, or None when it organises rather than names. `terms`: the
-    document's defined terms; a phrase that contains one names it."""
+    document's defined terms; a phrase that is one names it."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
     text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
     text = clean_name(text.replace("`", "")) or ""
@@ -120,8 +127,8 @@ def labels_a_part(heading: str, terms: Sequence[str] = ()) -> bool:
         return True
     if not any(w in _PHRASE_WORDS for w in folded):
         return False
-    if any(names_in([t], heading) for t in terms):
-        return False  # it contains a term the document defines
+    if name_key(heading) in {name_key(t) for t in terms}:
+        return False  # a term the document defines ("**Cost of a token**")
     return not any(_name_like(w, i, words) for i, w in enumerate(words))
 
 
@@ -179,7 +186,8 @@ def defined_terms(doc: Document) -> list[str]:
             continue
         terms += [t for t in block.strong if 1 <= len(t.split()) <= MAX_HEADING_WORDS]
         for m in _DEFINED_RE.finditer(block.text):
-            terms.append(m.group(1).strip())
+            if m.group(2)[0].isupper() or related(m.group(2), m.group(1)):
+                terms.append(m.group(1).strip())  # "Prompt processing (pp)", not "Go (optional)"
         if block.kind == "item":
             terms += [c for c in block.code_spans[:1] if re.fullmatch(r"[\w.-]{3,40}", c)]
     seen: set[str] = set()
@@ -269,12 +277,10 @@ def title_topic(doc: Document, sentences: Sequence[Sentence]) -> SectionTopic | 
     about it throughout: then its facts are those of the opening section and of the sections
     that label parts of it ("Syntax", "Examples"). The source page stays the page about the
     document."""
-    heading = heading_name(doc.title)
-    if heading is None or doc.title_from == "filename":
+    subject = subject_name(doc)
+    if subject is None:
         return None
-    name, aliases = split_abbreviation(heading)
-    if len(name.split()) > 4:
-        return None
+    name, aliases = subject
     ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in (name, *aliases)))
     if not ids:
         about = {
@@ -287,6 +293,24 @@ def title_topic(doc: Document, sentences: Sequence[Sentence]) -> SectionTopic | 
     if not ids:
         return None
     return SectionTopic(name, 0, ids[:FACTS_PER_SECTION_TOPIC], (), aliases)
+
+
+def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
+    """(name, aliases) of the subject the title names: "Quiescent-State Based Reclamation"
+    (alias QSBR) of "… (QSBR)", "llama-bench" (alias the path) of "llama.cpp/examples/llama-bench";
+    None for a title that is not a name or is the file's name."""
+    heading = heading_name(doc.title)
+    if heading is None or doc.title_from == "filename" or _DATED_RE.match(heading):
+        return None  # a dated note is about an event, not a subject
+    name, aliases = split_abbreviation(heading)
+    tail = name.rstrip("/").rsplit("/", 1)[-1]
+    if " " not in name and tail != name and any(c.isalpha() for c in tail):
+        name, aliases = tail, (name, *aliases)  # a path names the thing at its end
+    words = name.split()
+    while len(words) > 1 and words[-1].casefold() in _DOCUMENT_KINDS:
+        words = words[:-1]  # "Git LFS Specification", "Token generation … troubleshooting"
+    name = " ".join(words)
+    return (name, aliases) if len(words) <= 4 else None
 
 
 def names_sentence(name: str, text: str) -> bool:
