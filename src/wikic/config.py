@@ -60,8 +60,8 @@ class CacheConfig(_Section):
 
 class IngestConfig(_Section):
     max_source_bytes: int = Field(2_000_000, ge=1)
-    section_tokens: int = Field(1200, ge=128)
-    max_entities_per_section: int = Field(6, ge=0)
+    section_tokens: int = Field(500, ge=128)
+    max_entities_per_section: int = Field(4, ge=0)
     max_claims_per_section: int = Field(8, ge=0)
     max_pages_per_source: int = Field(15, ge=0)
     summary_max_chars: int = Field(600, ge=80)
