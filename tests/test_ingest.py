@@ -139,3 +139,19 @@ def test_an_episode_gets_its_source_page_and_no_model_call(wiki) -> None:
     assert page.title == "Standup"
     assert page.props["summary"].startswith("The prefix cache missed again")
     assert [p for p in vault if p.type in ("entity", "concept")] == []
+
+
+def test_windows_of_all_sources_share_one_extraction_batch(wiki) -> None:
+    """`ingest --all` asks the model about every window of every source in one batch; the
+    page writes stay one batch per source (each source is its own commit)."""
+    backend = two_source_script().backend()
+    report = run(wiki, backend, all_new=True)
+    assert [o.status for o in report.outcomes] == ["ingested", "ingested"]
+    extraction_rows = sum(
+        1 for c in backend.history if c.schema and c.schema.__name__ == "Extraction"
+    )
+    assert extraction_rows >= 2
+    assert backend.batches[0] == extraction_rows  # the first batch: every window of both sources
+    assert len(backend.batches) == 3  # then one write batch per source
+    per_source = [o.stats["extract"].calls for o in report.outcomes]
+    assert sum(per_source) == extraction_rows and all(n >= 1 for n in per_source)

@@ -72,32 +72,37 @@ class Extraction:
     episode: bool = False  # a dated note: a source page, no topic pages (see consolidate)
 
 
-def extract_source(
+@dataclass
+class ExtractionJob:
+    """A source read and parsed, with one model request per window: what `finish_extraction`
+    turns into an `Extraction` once the model has answered. Jobs of several sources can share
+    one batch (`extract_sources`)."""
+
+    source: Source
+    document: Document
+    sentences: list[Sentence]
+    windows: list[Section]
+    names: list[str]
+    requests: list[Request]
+    episode: bool = False
+
+
+def prepare_extraction(
     backend: Backend,
     source: Source,
     *,
     agents_md: str,
     config: IngestConfig,
     max_context_tokens: int,
-    on_section: Callable[[int, int], None] | None = None,
     is_episode: Callable[[Mapping[str, Any]], bool] | None = None,
-) -> Extraction:
-    """`is_episode(front_matter)` says whether the source is a dated note: then no model call
-    is made (its source page needs no topics) and the summary is its opening."""
+) -> ExtractionJob:
+    """Parse `source` and build its window requests (no model call). `is_episode(front_matter)`
+    says whether it is a dated note: then it needs no model call (no topics; its summary is its
+    opening)."""
     doc = parse_document(source.text, filename=source.rel)
     sentences = fact_sentences(doc)
-    by_id = {s.id: s for s in sentences}
     if is_episode is not None and is_episode(doc.front_matter):
-        return Extraction(
-            source=source,
-            title=doc.title,
-            summary=opening(doc, sentences, config.summary_max_chars),
-            document=doc,
-            sentences=by_id,
-            topics=[],
-            windows=0,
-            episode=True,
-        )
+        return ExtractionJob(source, doc, sentences, [], [], [], episode=True)
     windows = [
         w
         for w in make_sections(
@@ -125,9 +130,34 @@ def extract_source(
         )
         for w in windows
     ]
-    if on_section:
-        on_section(1, len(windows))
-    generations = generate_batch(backend, requests) if requests else []
+    return ExtractionJob(source, doc, sentences, windows, names, requests)
+
+
+def extract_sources(backend: Backend, jobs: Sequence[ExtractionJob]) -> list[list[Generation]]:
+    """The model's replies to every window of every job, in one batch (rows of all sources
+    share forward passes), split back per job."""
+    requests = [r for job in jobs for r in job.requests]
+    replies = iter(generate_batch(backend, requests) if requests else [])
+    return [[next(replies) for _ in job.requests] for job in jobs]
+
+
+def finish_extraction(
+    job: ExtractionJob, generations: Sequence[Generation], config: IngestConfig
+) -> Extraction:
+    """Topics from the model's replies (grounded, merged with those code finds) → Extraction."""
+    source, doc, sentences, windows = job.source, job.document, job.sentences, job.windows
+    by_id = {s.id: s for s in sentences}
+    if job.episode:
+        return Extraction(
+            source=source,
+            title=doc.title,
+            summary=opening(doc, sentences, config.summary_max_chars),
+            document=doc,
+            sentences=by_id,
+            topics=[],
+            windows=0,
+            episode=True,
+        )
     topics, stats, notes = _model_topics(windows, generations)
     topics, dropped = ground_topics(topics, source.text, by_id)
     notes += dropped
@@ -136,7 +166,7 @@ def extract_source(
     example = [t for t in topics if len(t.facts) < 2 and t.name.islower() and " " not in t.name]
     notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
     topics = [t for t in topics if t not in example]
-    found = _code_topics(doc, sentences, names, source.text, config.max_pages_per_source)
+    found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
     return Extraction(
         source=source,
         title=doc.title,
@@ -151,7 +181,7 @@ def extract_source(
         stats=stats,
         notes=notes,
         windows=len(windows),
-        batch_sizes=(len(requests),) if requests else (),
+        batch_sizes=(len(job.requests),) if job.requests else (),
     )
 
 

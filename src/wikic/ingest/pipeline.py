@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wikic.errors import SourceError, UsageError, WikicError
-from wikic.ingest.extract import Extraction, extract_source
+from wikic.ingest.extract import (
+    Extraction,
+    ExtractionJob,
+    extract_sources,
+    finish_extraction,
+    prepare_extraction,
+)
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.write import SourceWrite, write_source
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
@@ -170,22 +177,7 @@ def _run(
     rels, outcomes = collect(paths, request, vault)
     agents_md = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.exists() else ""
     cfg = paths.config
-    extracted: list[tuple[SourceOutcome, Extraction]] = []
-    for i, rel in enumerate(rels, 1):
-        outcome = SourceOutcome(rel)
-        outcomes.append(outcome)
-        try:
-            emit(ProgressEvent(rel, i, len(rels), "load"))
-            source = load_source(paths, rel, max_bytes=cfg.ingest.max_source_bytes)
-            emit(ProgressEvent(rel, i, len(rels), "extract"))
-            start = time.perf_counter()
-            ex = _extract(extract_backend(), source, agents_md, paths, emit, i, len(rels))
-            outcome.seconds["extract"] = round(time.perf_counter() - start, 3)
-            outcome.stats["extract"] = ex.stats
-            outcome.title = ex.title
-            extracted.append((outcome, ex))
-        except WikicError as exc:
-            _fail(outcome, exc, emit, i, len(rels))
+    extracted = _extract_all(paths, rels, outcomes, extract_backend, agents_md, emit)
     if request.rebuild and writer is not None and extracted:
         emit(ProgressEvent("", 0, len(rels), "clear", "removing compiled pages"))
         writer.commit(_clear_plan(paths, vault), today=today)
@@ -219,29 +211,76 @@ def _run(
     return IngestReport(outcomes, dry_run=writer is None)
 
 
-def _extract(
-    backend: Backend,
-    source: Source,
-    agents_md: str,
+def _extract_all(
     paths: WikiPaths,
+    rels: list[str],
+    outcomes: list[SourceOutcome],
+    extract_backend: Callable[[], Backend],
+    agents_md: str,
     emit: ProgressFn,
-    i: int,
-    n: int,
-) -> Extraction:
+) -> list[tuple[SourceOutcome, Extraction]]:
+    """Read and parse every source, then ask the model about the windows of all of them in one
+    batch (rows of different sources share forward passes; see `extract_sources`). A source
+    that cannot be read fails alone; a failing model call fails the sources of the batch."""
     cfg = paths.config
-    return extract_source(
-        backend,
-        source,
-        agents_md=agents_md,
-        config=cfg.ingest,
-        max_context_tokens=cfg.generation.max_context_tokens,
-        on_section=lambda k, m: emit(
-            ProgressEvent(source.rel, i, n, "extract", f"section {k}/{m}")
-        ),
-        is_episode=lambda front_matter: (
-            episode_date(source.rel, front_matter, cfg, modified=_modified(paths, source))
-            is not None
-        ),
+    jobs: list[tuple[int, SourceOutcome, ExtractionJob]] = []
+    for i, rel in enumerate(rels, 1):
+        outcome = SourceOutcome(rel)
+        outcomes.append(outcome)
+        try:
+            emit(ProgressEvent(rel, i, len(rels), "load"))
+            source = load_source(paths, rel, max_bytes=cfg.ingest.max_source_bytes)
+            job = prepare_extraction(
+                extract_backend(),
+                source,
+                agents_md=agents_md,
+                config=cfg.ingest,
+                max_context_tokens=cfg.generation.max_context_tokens,
+                is_episode=_episode_test(paths, source),
+            )
+            jobs.append((i, outcome, job))
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(rels))
+    windows = sum(len(job.requests) for _, _, job in jobs)
+    if not jobs:
+        return []
+    i, first, _ = jobs[0]
+    if windows:
+        emit(
+            ProgressEvent(
+                first.raw,
+                i,
+                len(rels),
+                "extract",
+                f"{windows} windows of {len(jobs)} source(s) in one batch",
+            )
+        )
+    start = time.perf_counter()
+    try:
+        replies = extract_sources(extract_backend(), [job for _, _, job in jobs])
+    except WikicError as exc:
+        for i, outcome, _ in jobs:
+            _fail(outcome, exc, emit, i, len(rels))
+        return []
+    seconds = round(time.perf_counter() - start, 3)
+    extracted = []
+    for (i, outcome, job), generations in zip(jobs, replies, strict=True):
+        try:
+            ex = finish_extraction(job, generations, cfg.ingest)
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(rels))
+            continue
+        outcome.seconds["extract"] = seconds  # the shared batch's wall time
+        outcome.stats["extract"] = ex.stats
+        outcome.title = ex.title
+        extracted.append((outcome, ex))
+    return extracted
+
+
+def _episode_test(paths: WikiPaths, source: Source) -> Callable[[Mapping[str, Any]], bool]:
+    cfg = paths.config
+    return lambda front_matter: (
+        episode_date(source.rel, front_matter, cfg, modified=_modified(paths, source)) is not None
     )
 
 
