@@ -147,41 +147,37 @@ def finish_extraction(
     """Topics from the model's replies (grounded, merged with those code finds) → Extraction."""
     source, doc, sentences, windows = job.source, job.document, job.sentences, job.windows
     by_id = {s.id: s for s in sentences}
-    if job.episode:
-        return Extraction(
-            source=source,
-            title=doc.title,
-            summary=opening(doc, sentences, config.summary_max_chars),
-            document=doc,
-            sentences=by_id,
-            topics=[],
-            windows=0,
-            episode=True,
+    topics: list[Topic] = []
+    stats: GenerationStats = EMPTY_STATS
+    notes: list[str] = []
+    if not job.episode:  # an episode gets no topic pages (see consolidate)
+        model_topics, stats, notes = _model_topics(windows, generations)
+        model_topics, dropped = ground_topics(model_topics, source.text, by_id)
+        notes += dropped
+        # a plain lower-case word the model saw in one sentence is an example, not a page
+        # ("annoyingly"); a name ("Gemma 3") with one fact may gather more from other sources
+        example = [
+            t for t in model_topics if len(t.facts) < 2 and t.name.islower() and " " not in t.name
+        ]
+        notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
+        found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
+        topics = merge_topics(
+            [*found, *(t for t in model_topics if t not in example)],
+            config.max_claims_per_section * max(1, len(windows))
+            + FACTS_PER_SECTION_TOPIC * len(found),
         )
-    topics, stats, notes = _model_topics(windows, generations)
-    topics, dropped = ground_topics(topics, source.text, by_id)
-    notes += dropped
-    # a plain lower-case word the model saw in one sentence is an example, not a page
-    # ("annoyingly"); a name ("Gemma 3") with one fact here may gather more from other sources
-    example = [t for t in topics if len(t.facts) < 2 and t.name.islower() and " " not in t.name]
-    notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
-    topics = [t for t in topics if t not in example]
-    found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
     return Extraction(
         source=source,
         title=doc.title,
         summary=opening(doc, sentences, config.summary_max_chars),
         document=doc,
         sentences=by_id,
-        topics=merge_topics(
-            [*found, *topics],
-            config.max_claims_per_section * max(1, len(windows))
-            + FACTS_PER_SECTION_TOPIC * len(found),
-        ),
+        topics=topics,
         stats=stats,
         notes=notes,
         windows=len(windows),
         batch_sizes=(len(job.requests),) if job.requests else (),
+        episode=job.episode,
     )
 
 
