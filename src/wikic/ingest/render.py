@@ -1,15 +1,16 @@
 """Pages rendered by code from structured edits: source pages and entity/concept pages.
 
 Facts are verbatim source sentences with a citation `[[sources/s#^pN]]` and a block id derived
-from the sentence, so the same sentence from two sources is one bullet with two citations.
-Contradictions keep both facts and add an entry with a status. Unknown sections are kept.
+from the sentence, so the same sentence from two sources is one bullet with two citations; facts
+from two or more source sections are grouped under their headings. Contradictions keep both
+facts and add an entry with a status. Unknown sections are kept.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.extract import Extraction
@@ -19,24 +20,13 @@ from wikic.vault.document import render_source_body
 from wikic.vault.links import link
 from wikic.vault.pages import Page, to_tag
 from wikic.vault.prose import escape
-from wikic.vault.sections import (
-    FACTS,
-    RELATED,
-    SOURCES,
-    USAGE,
-    Body,
-    Bullet,
-    edit_bullets,
-    split_body,
-)
+from wikic.vault.sections import RELATED, SOURCES, USAGE, Body, split_body
 from wikic.vault.topic_page import (
     Fact,
     add_contradictions,
+    add_facts,
     cited_sources,
-    claim_text,
-    fact_id,
     merge_links,
-    parse_facts,
     source_link,
 )
 
@@ -118,32 +108,13 @@ class TopicEdit:
     source_page: str
     source_title: str
     usage: tuple[str, ...] = ()  # code examples, each a fenced block followed by its citation
+    # the section of a fact already on a flat page (its new facts carry theirs)
+    section_of: Callable[[Fact], str] | None = None
 
 
 def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> Page:
     body = split_body(existing.body) if existing else Body(lead=f"# {edit.title}\n")
-    facts = parse_facts(body)
-    by_id = {f.id: i for i, f in enumerate(facts)}
-    added: list[Fact] = []
-    for fact in edit.new_facts:
-        if fact.id in by_id:
-            old = facts[by_id[fact.id]]
-            cites = tuple(dict.fromkeys((*old.citations, *fact.citations)))
-            facts[by_id[fact.id]] = Fact(old.id, old.text, cites)
-        else:
-            by_id[fact.id] = len(facts)
-            facts.append(fact)
-            added.append(fact)
-    # bullets change in place: a note the user wrote between facts stays where it is
-    now = {f.id: f for f in facts}
-    body.set(
-        FACTS,
-        edit_bullets(
-            body.get(FACTS),
-            lambda b: _fact_line(b, now),
-            append=[f.render() for f in added],
-        ),
-    )
+    facts, _ = add_facts(body, edit.new_facts, edit.section_of)
     _merge_usage(body, edit.usage)
     merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
     merge_links(body, SOURCES, [source_link(edit.source_page, edit.source_title)])
@@ -181,15 +152,6 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     else:
         props.pop("contradictions", None)
     return Page(edit.path, props, body.render())
-
-
-def _fact_line(bullet: Bullet, facts: Mapping[str, Fact]) -> str | None:
-    """A fact bullet's new text if its citations grew, else None (kept byte for byte, so a typo
-    the user fixed in it stays fixed)."""
-    fact = facts.get(bullet.block or fact_id(claim_text(bullet)))
-    if fact is None or fact.citations == tuple(lnk.render() for lnk in bullet.citations):
-        return None
-    return fact.render()
 
 
 def _new_lead(lead: str, old_summary: str, summary: str, path: str) -> str:

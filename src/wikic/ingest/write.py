@@ -37,7 +37,14 @@ from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
 from wikic.vault.sections import split_body
-from wikic.vault.topic_page import Fact, citation, fact_id, parse_facts, retract_source
+from wikic.vault.topic_page import (
+    Fact,
+    SourceSections,
+    citation,
+    fact_id,
+    parse_facts,
+    retract_source,
+)
 from wikic.vault.tree import Vault
 
 MAX_OLD_FACTS = 10
@@ -121,11 +128,18 @@ def write_source(
 
     head: list[Segment] = [prompts.schema_segment(agents_md)]
     links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
+    sections = SourceSections(lambda path: out.pages.get(path) or vault.pages.get(path))
+    sections.add_document(plan.source_page, ex.document)
     jobs = []
     for topic, target in plan.topics:
         existing = out.pages.get(target.path) or vault.pages.get(target.path)
         new_facts = [
-            Fact(fact_id(quote(s.text)), quote(s.text), (citation(plan.source_page, s.paragraph),))
+            Fact(
+                fact_id(quote(s.text)),
+                quote(s.text),
+                (citation(plan.source_page, s.paragraph),),
+                sections.heading(plan.source_page, s.paragraph) or "",
+            )
             for s in (ex.sentences[sid] for sid in topic.facts)
         ]
         jobs.append(_page_job(head, plan, target, existing, new_facts))
@@ -153,6 +167,7 @@ def write_source(
             usage=tuple(
                 e for e in (usage_example(ex, plan.source_page, b) for b in topic.usage) if e
             ),
+            section_of=sections.of,
         )
         out.pages[target.path] = apply_topic_edit(existing, edit, today)
         (out.updated if existing else out.created).append(target.path)

@@ -22,7 +22,6 @@ from wikic.vault.links import WikiLink
 from wikic.vault.pages import Page, parse_page, render_page
 from wikic.vault.sections import (
     CONTRADICTIONS,
-    FACTS,
     KNOWN_SECTIONS,
     RELATED,
     SOURCES,
@@ -30,7 +29,7 @@ from wikic.vault.sections import (
     bullets,
     split_body,
 )
-from wikic.vault.topic_page import Fact, merge_links, parse_facts
+from wikic.vault.topic_page import SourceSections, add_facts, merge_links, parse_facts
 from wikic.vault.tree import Vault
 
 MERGEABLE = ("entity", "concept")
@@ -73,7 +72,9 @@ def plan_merge(paths: WikiPaths, vault: Vault, name: str, into_name: str) -> Pag
     page_text, _ = rewrite_page(_read(paths, page), page, vault, rewrite)
     into_text, _ = rewrite_page(_read(paths, into), into, vault, rewrite)
     merged, moved_facts = _merged(
-        parse_page(into.path, into_text), parse_page(page.path, page_text)
+        parse_page(into.path, into_text),
+        parse_page(page.path, page_text),
+        SourceSections(vault.pages.get),
     )
     plan.write(f"{wiki_rel}/{into.path}", merged)
     plan.delete(f"{wiki_rel}/{page.path}")
@@ -90,21 +91,12 @@ def _read(paths: WikiPaths, page: Page) -> str:
     return (paths.wiki / page.path).read_text(encoding="utf-8")
 
 
-def _merged(into: Page, page: Page) -> tuple[str, int]:
-    """INTO's file text with PAGE's content added; and how many facts were new to INTO."""
+def _merged(into: Page, page: Page, sections: SourceSections) -> tuple[str, int]:
+    """INTO's file text with PAGE's content added; and how many facts were new to INTO. PAGE's
+    facts join INTO's groups by their source section (`SourceSections` knows a flat page's)."""
     body, extra = split_body(into.body), split_body(page.body)
-    facts = {f.id: f for f in parse_facts(body)}
-    new = 0
-    for fact in parse_facts(extra):
-        have = facts.get(fact.id)
-        if have is None:
-            facts[fact.id] = fact
-            new += 1
-        else:
-            cites = tuple(dict.fromkeys((*have.citations, *fact.citations)))
-            facts[fact.id] = Fact(have.id, have.text, cites)
-    if facts:
-        body.set(FACTS, "\n".join(f.render() for f in facts.values()))
+    moved = [replace(f, section=f.section or sections.of(f)) for f in parse_facts(extra)]
+    new = len(add_facts(body, moved, sections.of)[1])
     _merge_contradictions(body, extra)
     _drop_self_links(body, into.name)  # INTO's own link to PAGE now points at INTO itself
     own = _own_prose(extra.lead, page)

@@ -2,7 +2,8 @@
 
     # Title
     Summary paragraph.
-    ## Facts            - Claim. [[sources/s#^p3]] ^f-1a2b3c     (one claim per bullet, cited)
+    ## Facts            - Claim. [[sources/s#^p3]] ^f-1a2b3c     (one claim per bullet, cited;
+                        under `### Heading`s of their source sections when from two or more)
     ## Usage            ```code``` + its citation: examples from the source, verbatim
     ## Related          - [[concepts/x|X]]
     ## Contradictions   - **open** — [[#^f-1a2b3c]] vs [[#^f-4d5e6f]]: what disagrees
@@ -26,6 +27,7 @@ CONTRADICTIONS = "Contradictions"
 SOURCES = "Sources"
 KNOWN_SECTIONS = (FACTS, USAGE, RELATED, CONTRADICTIONS, SOURCES)
 _H2_RE = re.compile(r"^## +(.+?) *$")
+_H3_RE = re.compile(r"^### +(.+?) *$")
 _BULLET_RE = re.compile(r"^[-*+] +(.*)$")
 _TRAILING_BLOCK_RE = re.compile(r"\s+\^([A-Za-z0-9-]+)\s*$")
 STATUS_RE = re.compile(r"^\*\*(open|resolved)\*\*")
@@ -70,27 +72,47 @@ class Body:
 
 
 def split_body(body: str) -> Body:
-    result = Body()
+    lead, sections = _split_at(body, _H2_RE)
+    return Body(lead, sections)
+
+
+def split_groups(section_text: str | None) -> tuple[str, list[tuple[str, str]]]:
+    """A section's text split at its `### ` sub-headings: (the text before the first one,
+    [(sub-heading, text)] in order)."""
+    return _split_at(section_text or "", _H3_RE)
+
+
+def join_groups(lead: str, groups: Sequence[tuple[str, str]]) -> str:
+    """The inverse of `split_groups`, one blank line around each sub-heading."""
+    parts = [lead.strip("\n")]
+    parts += [f"### {name}\n\n{text.strip(chr(10))}".rstrip() for name, text in groups]
+    return "\n\n".join(p for p in parts if p)
+
+
+def _split_at(text: str, heading_re: re.Pattern[str]) -> tuple[str, list[tuple[str, str]]]:
+    """Text split at the lines `heading_re` matches outside code fences."""
+    lead = ""
+    parts: list[tuple[str, str]] = []
     current: str | None = None
     buf: list[str] = []
     in_fence = False
-    for line in body.split("\n"):
+    for line in text.split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
-        m = None if in_fence else _H2_RE.match(line)
+        m = None if in_fence else heading_re.match(line)
         if m:
             if current is None:
-                result.lead = "\n".join(buf)
+                lead = "\n".join(buf)
             else:
-                result.sections.append((current, "\n".join(buf)))
+                parts.append((current, "\n".join(buf)))
             current, buf = m.group(1), []
         else:
             buf.append(line)
     if current is None:
-        result.lead = "\n".join(buf)
+        lead = "\n".join(buf)
     else:
-        result.sections.append((current, "\n".join(buf)))
-    return result
+        parts.append((current, "\n".join(buf)))
+    return lead, parts
 
 
 @dataclass(frozen=True)
@@ -145,24 +167,14 @@ def edit_bullets(
 
     `replace(bullet)` gives the item's new text (starting `- `), "" to remove it, or None to
     keep it byte for byte; `append`ed items go after the last item (else at the end)."""
-    lines = (section_text or "").split("\n")
     out: list[str] = []
     last_item_end = -1
-    i = 0
-    while i < len(lines):
-        if not _BULLET_RE.match(lines[i]):
-            out.append(lines[i])
-            i += 1
-            continue
-        j = i + 1
-        while j < len(lines) and lines[j].startswith((" ", "\t")) and lines[j].strip():
-            j += 1
-        group = lines[i:j]
-        new = replace(bullets("\n".join(group))[0]) if replace is not None else None
+    for bullet, group in items(section_text):
+        new = replace(bullet) if bullet is not None and replace is not None else None
         if new != "":  # kept as written, or replaced
             out += group if new is None else new.split("\n")
-            last_item_end = len(out)
-        i = j
+            if bullet is not None:
+                last_item_end = len(out)
     if append:
         at = last_item_end if last_item_end >= 0 else len(out)
         if at == len(out):
@@ -171,3 +183,22 @@ def edit_bullets(
             at = len(out)
         out[at:at] = list(append)
     return "\n".join(out)
+
+
+def items(section_text: str | None) -> list[tuple[Bullet | None, list[str]]]:
+    """A section's lines in runs: each top-level bullet with its continuation lines (and the
+    bullet parsed), every other line alone (None)."""
+    lines = (section_text or "").split("\n")
+    found: list[tuple[Bullet | None, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        if not _BULLET_RE.match(lines[i]):
+            found.append((None, [lines[i]]))
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].startswith((" ", "\t")) and lines[j].strip():
+            j += 1
+        found.append((bullets("\n".join(lines[i:j]))[0], lines[i:j]))
+        i = j
+    return found
