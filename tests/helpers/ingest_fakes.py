@@ -16,6 +16,13 @@ _SENTENCE_RE = re.compile(r"\[(s\d+)\] (.*?)(?= \[s\d+\] |\n|$)")
 _FACT_LINE_RE = re.compile(r"^- ([no]\d+): (.*)$", re.MULTILINE)
 
 
+def _line(pattern: str, prompt: str) -> str:
+    """The first group of the line of `prompt` that `pattern` matches (the prompt must have it)."""
+    found = re.search(pattern, prompt, re.MULTILINE)
+    assert found is not None, f"no line like {pattern!r} in the prompt"
+    return found.group(1)
+
+
 @dataclass
 class ScriptedTopic:
     name: str
@@ -39,7 +46,7 @@ class IngestScript:
         name = call.schema.__name__ if call.schema else ""
         prompt = call.prompt
         if name == "Extraction":
-            title = re.search(r"^SOURCE: (.*)$", prompt, re.MULTILINE).group(1)
+            title = _line(r"^SOURCE: (.*)$", prompt)
             sentences = dict(_SENTENCE_RE.findall(prompt))
             allowed = call.schema.model_json_schema()["$defs"]["Topic"]["properties"]["name"].get(
                 "enum"
@@ -59,9 +66,7 @@ class IngestScript:
                 )
             return {"topics": topics}
         if name == "SummaryOnly":
-            subject = re.search(r"^PAGE: (.*) \((?:entity|concept)\)$", prompt, re.MULTILINE).group(
-                1
-            )
+            subject = _line(r"^PAGE: (.*) \((?:entity|concept)\)$", prompt)
             return {
                 "summary": self.page_summaries.get(
                     subject, f"{subject} as described by the sources."
@@ -82,7 +87,7 @@ class IngestScript:
                     pairs.append({"new": new_id, "old": old_id, "why": why})
             return {"summary": "", "contradictions": pairs}
         if name == "SourceSummary":
-            title = re.search(r"^SOURCE: (.*)$", prompt, re.MULTILINE).group(1)
+            title = _line(r"^SOURCE: (.*)$", prompt)
             return {"summary": self.summaries.get(title, f"A source about {title}.")}
         raise AssertionError(f"unexpected call with schema {name!r}")
 
