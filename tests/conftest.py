@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.golden import isolate_user_dirs
 from wikic.llm.fake import FakeBackend
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -18,15 +19,7 @@ pytest_plugins = ["tests.helpers.model_fixtures"]
 def _isolated_user_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
-    monkeypatch.delenv("WIKIC_DIR", raising=False)
-    # git needs an identity for commits made by tests that use git directly
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
+    isolate_user_dirs(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.golden import assert_matches_golden
 from tests.helpers.ingest_fakes import two_source_script
 from tests.helpers.wikitools import git, make_wiki
 from wikic.ingest.pipeline import IngestRequest, ingest
@@ -42,18 +42,7 @@ def run(wiki_paths, backend, **request):
 def test_two_overlapping_sources_match_golden_pages(wiki) -> None:
     report = run(wiki, two_source_script().backend(), all_new=True)
     assert [o.status for o in report.outcomes] == ["ingested", "ingested"], report.outcomes
-    produced = {
-        p.relative_to(wiki.wiki).as_posix(): p.read_text()
-        for p in sorted(wiki.wiki.rglob("*.md"))
-        if p.name != "log.md"
-    }
-    if os.environ.get("WIKIC_UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        for rel, text in produced.items():
-            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / rel).write_text(text)
-    golden = {p.relative_to(GOLDEN).as_posix(): p.read_text() for p in sorted(GOLDEN.rglob("*.md"))}
-    assert produced == golden
+    assert_matches_golden(wiki.wiki, GOLDEN)
 
 
 def test_shared_entity_is_one_page_with_two_citations_and_a_contradiction(wiki) -> None:

@@ -10,13 +10,13 @@ WIKIC_UPDATE_GOLDEN=1 after reading the produced pages.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.golden import assert_matches_golden, isolate_user_dirs
 from tests.helpers.ingest_fakes import IngestScript, ScriptedTopic
 from tests.helpers.wikitools import make_wiki
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ingest
@@ -164,15 +164,8 @@ def compile_realistic(paths: WikiPaths) -> IngestReport:
 def compiled(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     """One ingest for the whole module (the pages are only read), under the same isolated
     user dirs as conftest's per-test fixture."""
-    home = tmp_path_factory.mktemp("home")
-    (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-        mp.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
-        mp.delenv("WIKIC_DIR", raising=False)
-        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        isolate_user_dirs(mp, tmp_path_factory.mktemp("home"))
         paths = make_wiki(tmp_path_factory.mktemp("realistic") / "w")
         report = compile_realistic(paths)
     return paths, report
@@ -241,18 +234,7 @@ def _document_title(name: str) -> str:
 def test_three_documents_match_golden_pages(compiled: Compiled) -> None:
     paths, report = compiled
     assert [o.status for o in report.outcomes] == ["ingested"] * 3, report.outcomes
-    produced = {
-        p.relative_to(paths.wiki).as_posix(): p.read_text()
-        for p in sorted(paths.wiki.rglob("*.md"))
-        if p.name != "log.md"
-    }
-    if os.environ.get("WIKIC_UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        for rel, text in produced.items():
-            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / rel).write_text(text)
-    golden = {p.relative_to(GOLDEN).as_posix(): p.read_text() for p in sorted(GOLDEN.rglob("*.md"))}
-    assert produced == golden
+    assert_matches_golden(paths.wiki, GOLDEN)
 
 
 def test_every_fact_is_a_whole_sentence_that_ends_with_its_citation(compiled: Compiled) -> None:

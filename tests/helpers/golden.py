@@ -1,0 +1,46 @@
+"""Golden pages (a compiled wiki's markdown against files kept under tests/golden/) and the
+isolated user folders every test runs in."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+def wiki_pages(wiki: Path) -> dict[str, str]:
+    """Every page under `wiki` but the log (its dates and times change), by relative path."""
+    return {
+        p.relative_to(wiki).as_posix(): p.read_text()
+        for p in sorted(wiki.rglob("*.md"))
+        if p.name != "log.md"
+    }
+
+
+def assert_matches_golden(wiki: Path, golden: Path) -> None:
+    """The pages of `wiki` equal the goldens; `WIKIC_UPDATE_GOLDEN=1` rewrites the goldens."""
+    produced = wiki_pages(wiki)
+    if os.environ.get("WIKIC_UPDATE_GOLDEN"):
+        shutil.rmtree(golden, ignore_errors=True)
+        for rel, text in produced.items():
+            (golden / rel).parent.mkdir(parents=True, exist_ok=True)
+            (golden / rel).write_text(text)
+    expected = {
+        p.relative_to(golden).as_posix(): p.read_text() for p in sorted(golden.rglob("*.md"))
+    }
+    assert produced == expected
+
+
+def isolate_user_dirs(mp: pytest.MonkeyPatch, home: Path) -> None:
+    """Point HOME, the caches, the model store and git's config at `home` (a temp folder), with
+    a git identity, so nothing touches the real user's files."""
+    mp.setenv("HOME", str(home))
+    mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    mp.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
+    mp.delenv("WIKIC_DIR", raising=False)
+    # git needs an identity for commits made by tests that use git directly
+    mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
