@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from wikic.ingest.structure import heading_name, section_topics
+import pytest
+
+from wikic.ingest.structure import evidence_topics, heading_name, min_evidence, section_topics
 from wikic.ingest.text import fact_sentences, numbered_text
 from wikic.vault.document import parse_document
 
@@ -239,3 +241,33 @@ def test_the_title_names_its_subject() -> None:
         (),
     )
     assert subject("---\ntitle: 2019-12-20 major changes process\n---\n\n# Major") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "needed"),
+    [
+        ("OLLAMA_HOST", 1),  # an environment variable
+        ("--threads", 1),  # a flag
+        ("_PyUnicode_InternMortal", 1),  # a function
+        ("aliases.json", 1),  # a file name
+        ("camelCase", 1),
+        ("-r", 2),  # a one-letter flag is too short to be looked up on its own
+        ("Non-locking", 2),  # a hyphenated word is not an identifier
+        ("Tools/build/generate_global_objects.py", 2),  # a path
+        ("KV cache", 3),  # a phrase
+    ],
+)
+def test_identifiers_need_one_sentence_phrases_more(name: str, needed: int) -> None:
+    assert min_evidence(name) == needed
+
+
+def test_an_environment_variable_named_once_gets_a_page() -> None:
+    doc = parse_document(
+        "# Ollama FAQ\n\n## How do I configure the server?\n\n"
+        "Ollama binds 127.0.0.1 port 11434 by default. Change the bind address with the "
+        "`OLLAMA_HOST` environment variable.\n",
+        filename="faq.md",
+    )
+    sentences = fact_sentences(doc)
+    found = evidence_topics(["OLLAMA_HOST"], sentences, set(), limit=5)
+    assert [name for name, _ in found] == ["OLLAMA_HOST"]

@@ -244,7 +244,7 @@ def evidence_topics(
         if any(_part_of(name, other) for other in [*found_names, *names_taken]):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
         ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
-        if len(ids) >= (MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE):
+        if len(ids) >= min_evidence(name):
             found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
             found_names.append(name)
             taken.add(key)
@@ -262,6 +262,21 @@ def _part_of(name: str, other: str) -> bool:
 
 def _words(text: str) -> list[str]:
     return [name_key(w) for w in re.findall(r"\w+", text)]
+
+
+def min_evidence(name: str) -> int:
+    """Whole-fact sentences that must name a candidate before it gets a page. An identifier,
+    flag or variable (`OLLAMA_HOST`, `--threads`, `_PyUnicode_InternMortal`) is what readers
+    of technical documents look up, and its name is too precise to be mentioned by chance: one
+    sentence will do. Other code-like names (a path, a hyphenated word) need one less than a
+    phrase."""
+    if _IDENTIFIER_RE.fullmatch(name) and "/" not in name and name.count(".") < 2:
+        return 1
+    return MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE
+
+
+# a flag, a snake_case or SCREAMING_CASE name, camelCase, a file name with an extension
+_IDENTIFIER_RE = re.compile(r"--?[A-Za-z][\w-]+|\w*_\w*|[a-z]+[A-Z]\w*|[\w-]+\.[A-Za-z]{1,5}")
 
 
 def is_code_like(name: str) -> bool:
