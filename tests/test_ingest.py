@@ -144,3 +144,19 @@ def test_windows_of_all_sources_share_one_extraction_batch(wiki) -> None:
     assert len(backend.batches) == 3  # then one write batch per source
     per_source = [o.stats["extract"].calls for o in report.outcomes]
     assert sum(per_source) == extraction_rows and all(n >= 1 for n in per_source)
+
+
+def test_a_summary_that_copies_the_prompt_is_not_kept() -> None:
+    from wikic.ingest.write import copies_prompt
+
+    outline = ["How can I upgrade Ollama?", "How can I view the logs?", "Where are models stored?"]
+    copied = (
+        "FAQ: How can I upgrade Ollama? How can I view the logs? Where are models stored? "
+        "Opening: To upgrade Ollama, run the installation process again."
+    )
+    assert copies_prompt(copied, outline)
+    assert copies_prompt("Opening: To upgrade Ollama, run the installation again.", [])
+    assert not copies_prompt(
+        "Answers to common questions about Ollama: upgrading, logs and where models are stored.",
+        outline,
+    )

@@ -45,6 +45,9 @@ def window_segment(numbered: str, *, where: str, names: Sequence[str]) -> Segmen
     return user(f"{numbered}\n{part}{choices}")
 
 
+SUMMARY_LABELS = ("sections:", "opening:")  # the summary task's labels, lower case
+
+
 def source_summary_task(
     title: str, outline: Sequence[str], opening: str, summary_chars: int
 ) -> Segment:

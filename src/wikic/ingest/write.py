@@ -196,9 +196,8 @@ def _source_summary_request(
     if ex.episode or not ex.sentences:
         return None
     doc = ex.document
-    outline = [s.heading for s in doc.sections if s.heading and s.level > 1][:MAX_OUTLINE]
     opening_text = opening(doc, list(ex.sentences.values()), OPENING_CHARS, count=6)
-    task = prompts.source_summary_task(ex.title, outline, opening_text, summary_chars)
+    task = prompts.source_summary_task(ex.title, _outline(ex), opening_text, summary_chars)
     return Request(
         [*head, task],
         schema=source_summary_model(summary_chars),
@@ -206,12 +205,32 @@ def _source_summary_request(
     )
 
 
+def _outline(ex: Extraction) -> list[str]:
+    return [s.heading for s in ex.document.sections if s.heading and s.level > 1][:MAX_OUTLINE]
+
+
 def _source_summary(ex: Extraction, gen: Generation, summary_chars: int) -> str:
-    """The model's summary if whole sentences grounded in the source, else its opening."""
+    """The model's summary if whole sentences grounded in the source and not a copy of the
+    prompt, else the source's opening."""
     text = clean_prose(getattr(gen.value, "summary", ""), summary_chars)
-    if text and grounding.grounded(text, ex.source.text) and ends_whole(text):
+    if (
+        text
+        and grounding.grounded(text, ex.source.text)
+        and ends_whole(text)
+        and not copies_prompt(text, _outline(ex))
+    ):
         return text
     return ex.summary
+
+
+def copies_prompt(summary: str, outline: Sequence[str]) -> bool:
+    """A "summary" that repeats the task's labels or strings section headings together is the
+    prompt copied, not a summary (seen with the default model on an FAQ: "FAQ: How can I
+    upgrade Ollama? How can I view the logs? … Opening: To upgrade Ollama, …")."""
+    folded = summary.casefold()
+    if any(label in folded for label in prompts.SUMMARY_LABELS):
+        return True
+    return sum(1 for h in outline if len(h) > 3 and h.casefold() in folded) >= 3
 
 
 def _section_links(plan: SourcePlan, links: dict[str, str]) -> dict[int, list[str]]:
