@@ -160,3 +160,18 @@ def test_a_summary_that_copies_the_prompt_is_not_kept() -> None:
         "Answers to common questions about Ollama: upgrading, logs and where models are stored.",
         outline,
     )
+
+
+def test_the_overview_fallback_is_a_fact_about_the_subject() -> None:
+    """'… if an update is available' holds 'is' but is not about Ollama; the fact whose
+    subject Ollama is wins."""
+    from wikic.ingest.write import defining_fact
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("a", "To upgrade Ollama, run the installation process again.", ()),
+        Fact("b", "On the Mac, click the Ollama icon and choose restart if an update is available.", ()),
+        Fact("c", "Ollama binds to 127.0.0.1 port 11434 by default.", ()),
+        Fact("d", "Ollama runs entirely locally.", ()),
+    ]  # fmt: skip
+    assert defining_fact("Ollama", facts) == "Ollama runs entirely locally."

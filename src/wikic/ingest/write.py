@@ -83,22 +83,28 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     return cut[: ends[-1]].strip() if ends else ""
 
 
-_DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows)\b")
+_DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
 
 
 def defining_fact(title: str, facts: Sequence[Fact]) -> str:
-    """The fact that best says what `title` is: one that names it and defines it ("X is …"),
-    else one that opens like a sentence, else the first."""
+    """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
+    "QSBR is …": the title within the first words, then a defining verb), else one that names
+    it and defines something, else one that opens like a sentence, else the first."""
 
-    def score(f: Fact) -> tuple[int, int, int]:
+    def score(f: Fact) -> tuple[int, int, int, int]:
         names = grounding.mentions([title], f.text)
-        return (
-            -(names and bool(_DEFINING_RE.search(f.text))),
-            -starts_sentence(f.text),
-            -names,
-        )
+        verb = _DEFINING_RE.search(f.text)
+        subject = bool(names and verb and _opens_with(title, f.text[: verb.start()]))
+        return (-subject, -(names and bool(verb)), -starts_sentence(f.text), -names)
 
     return min(facts, key=score).text
+
+
+def _opens_with(title: str, head: str) -> bool:
+    """Whether `head` (the words before a fact's verb) is the title, maybe with an article or
+    a short qualifier: "Ollama", "The KV cache", "Python's QSBR implementation"."""
+    words = head.split()
+    return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
