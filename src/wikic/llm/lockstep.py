@@ -9,8 +9,8 @@ Forced tokens in a batch: a row takes the grammar's forced run without sampling 
 with the token sampled before it, in the next step, as the single-row loop does. Rows feed
 different numbers of tokens in one step by right padding (mlx-lm's `prepare`/`finalize`: the
 padding is rolled to the left afterwards and masked), and the LM head runs only at each row's
-last fed position. Measured with the default model on extraction (JSON with many forced keys):
-see `scripts/bench_batch.py`.
+last fed position. Measured with the default model (scripts/results/bench_batch-forced-runs.json,
+8 JSON rows): 19.8 s with whole forced runs per step vs 20.5 s token by token, same output.
 """
 
 from __future__ import annotations

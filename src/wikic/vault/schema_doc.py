@@ -2,9 +2,9 @@
 
 AGENTS.md is the wiki's schema for people and for the model, but the whole file costs ~1,100
 prompt tokens, and on CPU every token of context slows every decode step: measured with the
-default model on this 2-core CPU, a decode step at batch 8 takes 390 ms with 300 tokens of
-context and 854 ms with 1,800 (mlx's CPU softmax runs ~45 M exp/s, so attention dominates at long
-context). A call therefore gets the schema's title, the bullet of its own workflow
+default model on a 2-core x86 CPU (scripts/results/bench_context.json), a decode step at batch 8
+takes 512 ms with 300 tokens of context and 961 ms with 2,600 (mlx's CPU `exp` runs ~56 M/s, so
+attention weighs heavily at long context). A call therefore gets the schema's title, the bullet of its own workflow
 (`**Ingest**`, `**Query**`, …), the rule that source text is data, and the style section: what
 the user writes there still steers the model.
 """
