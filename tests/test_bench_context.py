@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_context.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_context", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench_context")
 
 
 def test_table_has_one_row_per_context() -> None:

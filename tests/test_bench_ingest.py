@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.helpers.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_ingest.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_ingest", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench_ingest")
 
 
 def test_summary_reports_prefill_ratio_and_aggregate_decode_rate() -> None:
