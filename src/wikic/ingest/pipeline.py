@@ -241,9 +241,9 @@ def _extract_all(
             jobs.append((i, outcome, job))
         except WikicError as exc:
             _fail(outcome, exc, emit, i, len(rels))
-    windows = sum(len(job.requests) for _, _, job in jobs)
     if not jobs:
         return []
+    windows = sum(len(job.requests) for _, _, job in jobs)
     i, first, _ = jobs[0]
     if windows:
         emit(
@@ -264,12 +264,8 @@ def _extract_all(
         return []
     seconds = round(time.perf_counter() - start, 3)
     extracted = []
-    for (i, outcome, job), generations in zip(jobs, replies, strict=True):
-        try:
-            ex = finish_extraction(job, generations, cfg.ingest)
-        except WikicError as exc:
-            _fail(outcome, exc, emit, i, len(rels))
-            continue
+    for (_, outcome, job), generations in zip(jobs, replies, strict=True):
+        ex = finish_extraction(job, generations, cfg.ingest)  # code only: nothing to fail on
         outcome.seconds["extract"] = seconds  # the shared batch's wall time
         outcome.stats["extract"] = ex.stats
         outcome.title = ex.title

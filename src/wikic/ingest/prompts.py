@@ -45,7 +45,7 @@ def window_segment(numbered: str, *, where: str, names: Sequence[str]) -> Segmen
     return user(f"{numbered}\n{part}{choices}")
 
 
-SUMMARY_LABELS = ("sections:", "opening:")  # the summary task's labels, lower case
+SUMMARY_LABELS = ("Sections:", "Opening:")  # the summary task's labels (a copy is refused)
 
 
 def source_summary_task(
@@ -55,7 +55,7 @@ def source_summary_task(
     sections = "\n".join(f"- {h}" for h in outline) or "(no sections)"
     return user(
         f"TASK: summarise a source document. {SOURCE_PREAMBLE}\n\nSOURCE: {title}\n"
-        f"Sections:\n{sections}\nOpening:\n{opening}\n\n"
+        f"{SUMMARY_LABELS[0]}\n{sections}\n{SUMMARY_LABELS[1]}\n{opening}\n\n"
         f'Reply with JSON: "summary": what the document is and what it covers, in one to three '
         f"plain sentences (at most {summary_chars} characters), using its own terms.\n"
     )

@@ -35,10 +35,9 @@ class Sentence:
 @dataclass(frozen=True)
 class Section:
     """A window of the source for one extraction call: consecutive blocks of one or more
-    document sections. `heading` is the heading of its first block's section."""
+    document sections."""
 
     index: int
-    heading: str
     blocks: tuple[Block, ...]
     sentences: tuple[Sentence, ...]
 
@@ -98,8 +97,7 @@ def make_sections(
     def close() -> None:
         if current:
             sents = tuple(s for b in current for s in by_block.get(b.id, []))
-            heading = doc.sections[current[0].section].heading
-            windows.append(Section(len(windows), heading, tuple(current), sents))
+            windows.append(Section(len(windows), tuple(current), sents))
 
     for block in doc.blocks:
         cost = count_tokens(block.text) + 8

@@ -234,7 +234,7 @@ def copies_prompt(summary: str, outline: Sequence[str]) -> bool:
     prompt copied, not a summary (seen with the default model on an FAQ: "FAQ: How can I
     upgrade Ollama? How can I view the logs? … Opening: To upgrade Ollama, …")."""
     folded = summary.casefold()
-    if any(label in folded for label in prompts.SUMMARY_LABELS):
+    if any(label.casefold() in folded for label in prompts.SUMMARY_LABELS):
         return True
     return sum(1 for h in outline if len(h) > 3 and h.casefold() in folded) >= 3
 
