@@ -43,7 +43,7 @@ from wikic.errors import UsageError, WikicError
 from wikic.llm.backend import Backend
 from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
-from wikic.query.compose import Composed, compose, schema_text
+from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
 from wikic.query.evidence import Evidence, Packed, pack, words
 from wikic.query.support import MIN_COVER, stems
 from wikic.store.rows import search_text
@@ -226,9 +226,14 @@ class Row:
     attempts: dict[str, Attempt] = field(default_factory=dict)
 
 
+_MD_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
+
+
 def _score(item: QAItem, prose: str, declined: bool) -> tuple[bool, tuple[str, ...]]:
+    """Scored on the text as a reader sees it: markdown escapes (`q4\\_0`) resolved."""
     if not item.answerable:
         return declined, ()
+    prose = _MD_ESCAPE_RE.sub(r"\1", prose)
     found = tuple(f for f in item.facts if re.search(f, prose, re.IGNORECASE))
     return (not declined and len(found) == len(item.facts)), found
 
@@ -274,7 +279,7 @@ def _attempt(
     declined = composed.declined is not None
     correct, found = _score(item, composed.prose, declined)
     cited = composed.cited
-    context = "\n".join(s.text for s in packed.shown)
+    context = _MD_ESCAPE_RE.sub(r"\1", "\n".join(s.text for s in packed.shown))
     stats = composed.stats
     return Attempt(
         system,
@@ -315,9 +320,11 @@ def wiki_block(wiki: Path, target: str) -> str | None:
     return None
 
 
-def ask_wiki(paths: WikiPaths, item: QAItem, backend: Backend, *, budget: int, cap: int) -> Attempt:
+def ask_wiki(
+    paths: WikiPaths, item: QAItem, backend: Backend, *, budget: int, cap: int, style: AnswerStyle
+) -> Attempt:
     result = answer_question(
-        paths, item.question, backend=backend, context_tokens=budget, max_tokens=cap
+        paths, item.question, backend=backend, context_tokens=budget, max_tokens=cap, style=style
     )
     packed = result.packed or Packed("", (), 0)
     composed = Composed(
@@ -343,7 +350,14 @@ def ask_wiki(paths: WikiPaths, item: QAItem, backend: Backend, *, budget: int, c
 
 
 def ask_rag(
-    paths: WikiPaths, index: Bm25, item: QAItem, backend: Backend, *, budget: int, cap: int
+    paths: WikiPaths,
+    index: Bm25,
+    item: QAItem,
+    backend: Backend,
+    *,
+    budget: int,
+    cap: int,
+    style: AnswerStyle,
 ) -> Attempt:
     start = time.perf_counter()
     packed = pack(
@@ -359,6 +373,7 @@ def ask_rag(
         where=RAG_WHERE,
         decline_text=RAG_DECLINED,
         max_tokens=cap,
+        style=style,
         temperature=paths.config.generation.temperature,
         seed=paths.config.generation.seed,
     )
@@ -377,6 +392,7 @@ def run_bench(
     systems: Sequence[str] = SYSTEMS,
     budget: int,
     cap: int,
+    style: AnswerStyle = "quote",
     on_row: Callable[[int, Row], None] | None = None,
 ) -> list[Row]:
     """Ask every question of both arms, interleaved so both see the same machine load."""
@@ -386,9 +402,9 @@ def run_bench(
         row = Row(item)
         for name in systems:
             row.attempts[name] = (
-                ask_wiki(paths, item, backend, budget=budget, cap=cap)
+                ask_wiki(paths, item, backend, budget=budget, cap=cap, style=style)
                 if name == "wiki"
-                else ask_rag(paths, index, item, backend, budget=budget, cap=cap)
+                else ask_rag(paths, index, item, backend, budget=budget, cap=cap, style=style)
             )
         rows.append(row)
         if on_row is not None:
@@ -566,6 +582,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--model", help="model for both systems (default: the query model)")
     p.add_argument("--max-answer-tokens", type=int, help="default: query.max_answer_tokens")
     p.add_argument("--context-tokens", type=int, help="budget for both (query.context_tokens)")
+    p.add_argument(
+        "--style", choices=("quote", "write"), help="answer style for both (query.answer_style)"
+    )
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print the JSON report instead")
     p.add_argument(
@@ -636,6 +655,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
             load_s = time.perf_counter() - start
         cap = args.max_answer_tokens or config.query.max_answer_tokens
         budget = args.context_tokens or config.query.context_tokens
+        style: AnswerStyle = args.style or config.query.answer_style
 
         def progress(n: int, row: Row) -> None:
             parts = [
@@ -647,7 +667,15 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
 
         start = time.perf_counter()
         rows = run_bench(
-            paths, raw, items, backend, systems=systems, budget=budget, cap=cap, on_row=progress
+            paths,
+            raw,
+            items,
+            backend,
+            systems=systems,
+            budget=budget,
+            cap=cap,
+            style=style,
+            on_row=progress,
         )
         wall = time.perf_counter() - start
     summary = summarize(rows, systems)
@@ -659,6 +687,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
         "questions": len(items),
         "context_tokens": budget,
         "max_answer_tokens": cap,
+        "answer_style": style,
         "temperature": config.generation.temperature,
         "model_load_s": round(load_s, 1),
         "wall_s": round(wall, 1),
@@ -676,7 +705,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
     else:
         print(
             f"model {setup['model']} · {len(items)} questions · context budget {budget} tokens · "
-            f"answer cap {cap} tokens · load {setup['model_load_s']} s · wall {setup['wall_s']} s"
+            f"{style} answers · answer cap {cap} tokens · load {setup['model_load_s']} s · wall {setup['wall_s']} s"
             f" · JSON in {out}\n"
         )
         print(render_markdown(rows, summary, answers=args.answers), end="")

@@ -184,12 +184,9 @@ def test_a_whole_run_treats_both_arms_alike_and_leaves_the_wiki_alone(
     assert (wiki["citation_share"], rag["citation_share"]) == (1.0, 1.0)
     assert wiki["max_prompt_tokens"] > 0 and wiki["model_calls"] == 3
     rows = {r["item"]["id"]: r for r in out["rows"]}
-    assert rows["trim"]["rag"]["answer"] == (
-        "Trimming corrupts the output silently [[paper#^p2]]."  # rag's own citation form
-    )
-    assert rows["trim"]["wiki"]["answer"] == (
-        "Trimming corrupts the output silently [[sources/paper#^p2]]."
-    )
+    quote = "Trimming a rotating cache of sliding-window layers corrupts the output silently"
+    assert rows["trim"]["rag"]["answer"] == f"{quote} [[paper#^p2]]."  # rag's own citation form
+    assert rows["trim"]["wiki"]["answer"] == f"{quote} [[sources/paper#^p2]]."
     assert rows["persist"]["wiki"]["citations_ok"] == 1
     assert rows["zanzibar"]["wiki"]["called"] is False
     assert rows["params"]["rag"]["decline_reason"] == "the model found no answer in the facts"
@@ -220,7 +217,17 @@ def test_markdown_tables_and_options(tmp_path: Path, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "| persist | rag | 2/2 | yes | no | 1/1 | 2/2 |" in out
     assert "| rag | 1/1 | 100% | 1/1 (100%) | 0/0 | 0/1 |" in out and "| wiki |" not in out
-    assert "- **rag**: Snapshots are persisted on disk with a checksum [[paper#^p3]]." in out
+    assert (
+        "- **rag**: Snapshots are persisted on disk with a checksum and a file lock [[paper#^p3]]."
+        in out
+    )
+    written = [*argv, "--style", "write", "--json"]
+    assert bq.main(written, backend=FakeBackend(_responder)) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["setup"]["answer_style"] == "write"  # both arms write their own sentences
+    assert report["rows"][0]["rag"]["answer"] == (
+        "Snapshots are persisted on disk with a checksum [[paper#^p3]]."
+    )
 
 
 def test_bad_invocations_fail_with_a_message(

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.query_fakes import UNANSWERABLE, answer, citing, id_of, shown_units
+from tests.helpers.query_fakes import UNANSWERABLE, answer, citing, id_of, quotes, shown_units
 from tests.helpers.storetools import sample_wiki, write_page
 from tests.helpers.wikitools import commit_pages
 from wikic.errors import UsageError
 from wikic.llm.fake import FakeBackend
 from wikic.query.answer import DECLINED, NOTHING_FOUND, answer_question, check_citations
-from wikic.query.compose import INFERENCE_MARK, TASK, schema_text
-from wikic.query.evidence import Evidence, pack
+from wikic.query.compose import INFERENCE_MARK, TASKS, compose, schema_text
+from wikic.query.evidence import Evidence, Shown, pack
+from wikic.query.quote import QUOTE_TOKENS, chosen, quote_text
 from wikic.query.retrieve import HOP_BOOST, retrieve
 from wikic.query.terms import key_terms, unsupported
 from wikic.store.db import open_store
@@ -65,7 +66,7 @@ def test_facts_under_subheadings_are_retrieved_with_their_section(wiki) -> None:
     evidence = backend.history[0].segments[-2].text
     assert "Lock files: uv writes uv.lock next to pyproject.toml." in evidence
     assert "Installation: The installer script" in evidence
-    assert result.answer == "uv writes uv.lock [[concepts/uv#^f-222bbb]]."
+    assert result.answer == "uv writes uv.lock next to pyproject.toml [[concepts/uv#^f-222bbb]]."
 
 
 def concept(title: str, fact: str, block: str, related: str = "") -> str:
@@ -153,7 +154,11 @@ def test_prompt_is_schema_task_evidence_question_and_reuses_the_prefix(wiki) -> 
     assert one.segments[0].role == "system"
     assert one.segments[0].text == schema_text(wiki.agents_md.read_text())
     assert "**Query**" in one.segments[0].text and "## Style" in one.segments[0].text
-    assert one.segments[1].text == two.segments[1].text == TASK.format(where="the pages of a wiki")
+    assert (
+        one.segments[1].text
+        == two.segments[1].text
+        == TASKS["quote"].format(where="the pages of a wiki")
+    )
     assert one.segments[-1].text == f"Question: {QUESTION}"
     stable = sum(words(s.text) for s in one.segments[:2])
     assert first.stats.cached_tokens == 0
@@ -167,14 +172,14 @@ def test_the_schema_allows_only_the_shown_ids(wiki) -> None:
         answer_question(wiki, QUESTION, backend=backend)
 
 
-# -- citations ---------------------------------------------------------------------------------
+# -- citations: written sentences (answer_style: write) -----------------------------------------
 
 
 def test_citations_are_rendered_from_ids(wiki) -> None:
     backend = FakeBackend(
         citing("Snapshots are persisted on disk with a checksum.", "checksum", "persisted on disk.")
     )
-    result = answer_question(wiki, QUESTION, backend=backend)
+    result = answer_question(wiki, QUESTION, backend=backend, style="write")
     assert result.answer == (
         "Snapshots are persisted on disk with a checksum "
         "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
@@ -197,7 +202,7 @@ def test_links_and_numbers_the_model_writes_in_its_text_are_dropped(wiki) -> Non
         n = id_of(call, "checksum")
         return answer((f"Snapshots are persisted on disk [{n}] [[concepts/nope]].", [n]))
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond), style="write")
     assert result.answer == "Snapshots are persisted on disk [[sources/paper#^p3]]."
 
 
@@ -208,7 +213,7 @@ def test_a_sentence_without_ids_is_marked_as_inference(wiki) -> None:
             ("Floppy disks are slow.", []),
         )
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond), style="write")
     assert result.answer == (
         "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]. "
         f"Floppy disks are slow. {INFERENCE_MARK}"
@@ -228,7 +233,7 @@ def test_a_number_the_cited_fact_lacks_makes_the_sentence_inference(wiki) -> Non
         n = id_of(call, "persisted on disk.")
         return answer(("Snapshots are persisted on disk 42 times.", [n]))
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond), style="write")
     assert result.declined and result.answer.startswith(DECLINED)
     assert result.sentences == ()  # a declined answer keeps no sentence
 
@@ -238,7 +243,7 @@ def test_a_sentence_citing_the_wrong_fact_is_credited_to_the_one_it_repeats(wiki
         wrong = id_of(call, "never by trimming")
         return answer(("Snapshots are persisted on disk with a checksum and a file lock.", [wrong]))
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond), style="write")
     assert result.answer.endswith("file lock [[sources/paper#^p3]].")
     assert result.sentences[0].reattributed
 
@@ -348,3 +353,64 @@ def test_a_sentence_cut_by_the_length_cap_keeps_whole_words() -> None:
     assert not out.rstrip(".").endswith("summar") and out.endswith(".")
     whole = "Ollama listens on port 11434. It stores models in the home folder of the user who " * 3
     assert clean_sentence(whole[:SENTENCE_CHARS]).endswith("11434.")
+
+
+# -- quoted answers (answer_style: quote, the default) -------------------------------------------
+
+
+def test_a_quoted_answer_is_the_chosen_facts_in_the_models_order_with_their_links(wiki) -> None:
+    def respond(call):
+        assert quotes(call) and set(call.schema.model_fields) == {"ids", "answerable"}
+        return {
+            "ids": [id_of(call, "checksum"), id_of(call, "persisted on disk.")],
+            "answerable": True,
+        }
+
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    assert result.answer == (
+        "Snapshots are persisted on disk with a checksum and a file lock [[sources/paper#^p3]]. "
+        "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."
+    )
+    assert [s.text for s in result.sentences] == [
+        "Snapshots are persisted on disk with a checksum and a file lock.",
+        "Snapshots are persisted on disk.",
+    ]
+    assert result.answered and result.inferred == 0
+    data = result.to_dict()
+    assert data["sentences"][1]["citations"] == ["[[concepts/prefix-cache#^f-bbb222]]"]
+
+
+def test_the_quote_schema_takes_one_to_three_shown_ids(wiki) -> None:
+    for ids in ([], [1, 2, 3, 4], [99]):
+        backend = FakeBackend(lambda call, ids=ids: {"ids": ids, "answerable": True})
+        with pytest.raises(Exception, match="Answer"):
+            answer_question(wiki, QUESTION, backend=backend)
+
+
+def test_a_chosen_unit_off_the_question_is_dropped_and_none_left_declines() -> None:
+    def unit(n: int, text: str) -> Evidence:
+        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 1.0 / n)
+
+    ranked = [unit(1, "Snapshots are persisted on disk."), unit(2, "Wombats dig burrows.")]
+    packed = pack(ranked, words(QUESTION), 200, words)
+    assert [u.id for u in chosen(packed, [2, 1, 1], QUESTION)] == [1]  # once, on the question
+    backend = FakeBackend(lambda call: {"ids": [2, 1], "answerable": True})
+    kept = compose(backend, QUESTION, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert kept.answer == "Snapshots are persisted on disk [[c1#^f-1]]."
+    backend = FakeBackend(lambda call: {"ids": [2], "answerable": True})
+    none = compose(backend, QUESTION, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert none.answer == DECLINED and none.declined == "no sentence of the answer cites a fact"
+
+
+def test_a_long_paragraph_is_quoted_by_its_sentences_about_the_question() -> None:
+    filler = " ".join(f"Sentence {n} talks about weather and rain." for n in range(12))
+    text = f"{filler} Snapshots are persisted on disk with a checksum. {filler}"
+    unit = Shown(
+        1, Evidence("sources/p.md", "P (source)", "para", text, "sources/p#^p1", 1.0), text, 0
+    )
+    quoted = quote_text(unit, QUESTION, words)
+    assert "Snapshots are persisted on disk with a checksum." in quoted
+    assert quoted == "… Snapshots are persisted on disk with a checksum."
+    assert words(quoted) <= QUOTE_TOKENS
+    fact = Shown(2, Evidence("c.md", "C", "fact", text, "c#^f-1", 1.0), text, 0)
+    assert quote_text(fact, QUESTION, words) == text  # a fact is quoted whole

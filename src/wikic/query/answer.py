@@ -19,7 +19,7 @@ from typing import Any
 from wikic.errors import UsageError
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, TextCallback
 from wikic.paths import WikiPaths
-from wikic.query.compose import Composed, Sentence, compose, schema_text
+from wikic.query.compose import AnswerStyle, Composed, Sentence, compose, schema_text
 from wikic.query.evidence import Packed, pack, words
 from wikic.query.retrieve import retrieve
 from wikic.store.db import Store, open_store
@@ -190,6 +190,7 @@ def answer_question(
     on_text: TextCallback | None = None,
     context_tokens: int | None = None,
     max_tokens: int | None = None,
+    style: AnswerStyle | None = None,
 ) -> QueryResult:
     """Answer `question` from the wiki; budgets default to wikic.yaml. `backend` may be a
     factory: it is only called when search found something, so a question the wiki knows
@@ -231,6 +232,7 @@ def answer_question(
             schema=schema_text(agents),
             decline_text=decline_text(found.closest),
             max_tokens=max_tokens or cfg.max_answer_tokens,
+            style=style or cfg.answer_style,
             temperature=paths.config.generation.temperature,
             seed=paths.config.generation.seed,
             on_text=on_text,

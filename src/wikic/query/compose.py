@@ -1,6 +1,8 @@
-"""An answer cited by construction: the model fills a JSON schema in which every sentence names
-the numbers of the units it uses (only numbers that were shown), and code renders the prose with
-their links. Used alike by `wikic query` and by the plain-retrieval arm of bench_quality.
+"""An answer cited by construction, in one of two styles. `quote` (the default, `query.quote`):
+the model names the numbers of the shown units that answer, and the answer quotes them. `write`:
+the model fills a JSON schema in which every sentence names the numbers of the units it uses
+(only numbers that were shown), and code renders the prose with their links. Used alike by
+`wikic query` and by the plain-retrieval arm of bench_quality.
 
 Invariants: a rendered citation always points at a unit that was shown and that supports its
 sentence (`query.support`); a sentence no shown unit supports is marked as the model's
@@ -24,6 +26,7 @@ from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, Te
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
 from wikic.query.evidence import Packed, Shown
+from wikic.query.quote import QUOTE_TASK, chosen, quote_model, quote_text
 from wikic.query.support import (
     best_support,
     exact_terms,
@@ -76,9 +79,15 @@ def answer_model(ids: Sequence[int]) -> type[BaseModel]:
     )
 
 
-def prompt(schema: str, packed: Packed, question: str, *, where: str) -> list[Segment]:
+AnswerStyle = Literal["quote", "write"]
+TASKS: dict[str, str] = {"quote": QUOTE_TASK, "write": TASK}
+
+
+def prompt(
+    schema: str, packed: Packed, question: str, *, where: str, style: AnswerStyle = "quote"
+) -> list[Segment]:
     segments = [system_segment(schema)] if schema else []
-    segments += [user_segment(TASK.format(where=where)), user_segment(packed.text)]
+    segments += [user_segment(TASKS[style].format(where=where)), user_segment(packed.text)]
     segments.append(user_segment(f"Question: {question}"))
     return segments
 
@@ -182,6 +191,7 @@ def compose(
     where: str = WHERE_WIKI,
     decline_text: str,
     max_tokens: int,
+    style: AnswerStyle = "quote",
     temperature: float = 0.0,
     seed: int = 0,
     on_text: TextCallback | None = None,
@@ -202,8 +212,8 @@ def compose(
             on_text(piece)
 
     gen = backend.generate(
-        prompt(schema, packed, question, where=where),
-        schema=answer_model(packed.ids),
+        prompt(schema, packed, question, where=where, style=style),
+        schema=quote_model(packed.ids) if style == "quote" else answer_model(packed.ids),
         max_tokens=max_tokens,
         temperature=temperature,
         seed=seed,
@@ -211,11 +221,17 @@ def compose(
     )
     ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
     value: Any = gen.value
-    sentences = tuple(
-        s
-        for item in getattr(value, "sentences", [])
-        if (s := render_sentence(item.text, item.ids, packed)) is not None
-    )
+    if style == "quote":
+        sentences = tuple(
+            quoted(u, question, backend)
+            for u in chosen(packed, getattr(value, "ids", []), question)
+        )
+    else:
+        sentences = tuple(
+            s
+            for item in getattr(value, "sentences", [])
+            if (s := render_sentence(item.text, item.ids, packed)) is not None
+        )
     declined: str | None = None
     if value is None or not value.answerable:
         declined = "the model found no answer in the facts"
@@ -237,6 +253,11 @@ def compose(
         True,
         tuple(terms),
     )
+
+
+def quoted(unit: Shown, question: str, backend: Backend) -> Sentence:
+    text = quote_text(unit, question, backend.count_tokens)
+    return Sentence(text, (unit,), _attach(text, [unit]))
 
 
 def _headings(packed: Packed) -> list[str]:

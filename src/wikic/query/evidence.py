@@ -70,8 +70,16 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(text.casefold())
 
 
-def excerpt(text: str, query_words: Sequence[str], budget: int, count: TokenCounter) -> str:
-    """The sentences of `text` most about `query_words` that fit in `budget`, in text order."""
+def excerpt(
+    text: str,
+    query_words: Sequence[str],
+    budget: int,
+    count: TokenCounter,
+    *,
+    relevant_only: bool = False,
+) -> str:
+    """The sentences of `text` most about `query_words` that fit in `budget`, in text order;
+    with `relevant_only`, only sentences that share a word with them ('' when none does)."""
     sentences = [s for s in _SENTENCE_RE.split(text.strip()) if s]
     stems = {w[: max(4, len(w) - 2)] for w in query_words}
 
@@ -79,6 +87,8 @@ def excerpt(text: str, query_words: Sequence[str], budget: int, count: TokenCoun
         return sum(1 for w in words(s) if any(w.startswith(x) for x in stems))
 
     order = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
+    if relevant_only:
+        order = [i for i in order if score(sentences[i]) > 0]
     kept: list[int] = []
     used = 0
     for i in order:
