@@ -45,7 +45,7 @@ def answer(*sentences: tuple[str, list[int]]) -> Callable[[FakeCall], dict[str, 
     return lambda call: shaped(call, sentences, True)
 
 
-def UNANSWERABLE(call: FakeCall) -> dict[str, Any]:  # noqa: N802 - a constant reply
+def UNANSWERABLE(call: FakeCall) -> dict[str, Any]:  # named as the constant it replaced
     return shaped(call, (("The facts do not say.", []),), False)
 
 
