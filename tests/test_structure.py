@@ -60,9 +60,23 @@ def test_only_whole_facts_get_ids() -> None:
     assert not any(f.endswith(":") for f in facts)
     assert not any("Fine-tune" in f or f == "Distilled Weight Quantization (DWQ)" for f in facts)
     # an option item is a whole statement: it gets its final stop
-    assert "--bits: the bit width of the quantized weights." in facts
+    assert "`--bits`: the bit width of the quantized weights." in facts  # code stays code
     # the footnote marker is not part of any fact
     assert not any("[^1]" in f for f in facts)
+
+
+def test_a_clause_that_introduces_a_command_example_is_a_fact() -> None:
+    doc = parse_document(
+        "# Aliases\n\n## Adding\n\nThe `llm aliases set <alias> <id>` command can be used to "
+        "add a new alias:\n\n```bash\nllm aliases set turbo gpt-4\n```\n\nNow you can run "
+        "the `gpt-4` model using the `turbo` alias like this:\n\n```bash\nllm -m turbo\n```"
+        "\n\nThe settings of the `llm` tool are kept here:\n\nSome prose follows.\n",
+        filename="aliases.md",
+    )
+    facts = [s.text for s in fact_sentences(doc)]
+    assert "The `llm aliases set <alias> <id>` command can be used to add a new alias." in facts
+    assert not any("like this" in f for f in facts)  # it only points at the code
+    assert not any("kept here" in f for f in facts)  # no code follows: a lead-in
 
 
 def test_generic_headings_are_sections_not_pages() -> None:
@@ -219,6 +233,23 @@ def test_an_alias_merges_topics_in_either_order_under_the_more_descriptive_name(
     assert bpe.facts == ("s1", "s2") and rd.facts == ()
 
 
+def test_a_model_alias_that_names_the_whole_is_dropped_and_merges_nothing() -> None:
+    from wikic.ingest.extract import Topic, ground_topics, merge_topics
+    from wikic.ingest.text import Sentence
+
+    text = "Git LFS stores big files. Run git lfs track to pick them. GitHub hosts Git LFS."
+    sentences = {
+        "s1": Sentence("s1", "p1", "Git LFS stores big files."),
+        "s2": Sentence("s2", "p1", "Run git lfs track to pick them."),
+    }
+    model = Topic("git lfs track", "concept", ("Git LFS", "Git", "track"), ("s2",))
+    (kept,), _ = ground_topics([model], text, sentences)
+    assert kept.aliases == ()  # "Git LFS" and "Git" name the whole, "track" a part of it
+    subject = Topic("Git LFS", "entity", (), ("s1",))
+    merged = merge_topics([subject, kept], max_facts=10)
+    assert [t.name for t in merged] == ["Git LFS", "git lfs track"]
+
+
 def test_the_title_names_its_subject() -> None:
     from wikic.ingest.structure import subject_name
 
@@ -271,3 +302,67 @@ def test_an_environment_variable_named_once_gets_a_page() -> None:
     sentences = fact_sentences(doc)
     found = evidence_topics(["OLLAMA_HOST"], sentences, set(), limit=5)
     assert [name for name, _ in found] == ["OLLAMA_HOST"]
+
+
+TIPS = """\
+# Token generation performance
+
+## GPU offloading
+
+Build llama with CUDA so that llama accepts the `-ngl N` (or `--n-gpu-layers N`) flag.
+Set `N` very large to offload every layer.
+
+## Threads
+
+llama accepts a `-t N` (or `--threads N`) parameter. The eval_breaker is checked often.
+Settings live in `.lfsconfig` next to the repository. Use `git credential` for passwords.
+Properties are shown in the window. The Properties window lists the Properties of a file.
+"""
+
+
+def test_flags_lose_their_argument_and_pair_with_their_short_form() -> None:
+    from wikic.ingest.structure import code_terms, flag_aliases
+
+    doc = parse_document(TIPS, filename="tips.md")
+    terms = code_terms(doc)
+    assert set(terms[:2]) == {"--n-gpu-layers", "--threads"}  # most frequent first
+    assert "eval_breaker" in terms and "N" not in terms  # prose identifiers follow the spans
+    assert flag_aliases(doc) == {"--n-gpu-layers": ("-ngl",), "--threads": ("-t",)}
+    usage = parse_document(
+        "# X\n\n```\n  -b, --batch-size <n>  (default: 2048)\n```\n", filename="x.md"
+    )
+    assert flag_aliases(usage) == {"--batch-size": ("-b",)}
+
+
+def test_precise_names_named_once_outrank_a_phrase_named_as_often() -> None:
+    from wikic.ingest.structure import code_terms, flag_aliases, is_precise, topic_weight
+
+    doc = parse_document(TIPS, filename="tips.md")
+    sentences = fact_sentences(doc)
+    names = [*code_terms(doc), "git credential", "Properties"]
+    found = evidence_topics(
+        names,
+        sentences,
+        set(),
+        limit=20,
+        aliases=flag_aliases(doc),
+        commands=["git credential"],
+    )
+    by_name = dict(found)
+    assert "-ngl" not in by_name and "-t" not in by_name  # aliases, not pages
+    assert len(by_name["--n-gpu-layers"]) == 1 and {"eval_breaker", ".lfsconfig"} <= set(by_name)
+    assert "git credential" in by_name  # a command: one sentence will do
+    assert "Properties" not in by_name  # two sentences: a phrase needs three
+    assert is_precise(".lfsconfig") and is_precise("PyDictKeysObject")
+    assert not is_precise("Properties") and not is_precise("git credential")
+    assert topic_weight("OLLAMA_HOST", 1) == topic_weight("Properties", 3)
+
+
+def test_facts_keep_their_inline_code_marked() -> None:
+    from wikic.ingest.text import with_code_spans
+
+    spans = ["llm aliases set", "llm", "<x>", "absent"]
+    assert with_code_spans("Run llm aliases set <x> with llm.", spans) == (
+        "Run `llm aliases set` `<x>` with `llm`."  # longest first, never inside another
+    )
+    assert with_code_spans("Use llm-gpt4all here.", ["llm"]) == "Use llm-gpt4all here."

@@ -21,9 +21,13 @@ from wikic.ingest.candidates import command_names, topic_candidates
 from wikic.ingest.schemas import extraction_model
 from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
+    PRECISE_WEIGHT,
     code_terms,
     defined_terms,
     evidence_topics,
+    flag_aliases,
+    is_precise,
+    part_of,
     section_topics,
     subject_name,
     title_topic,
@@ -55,6 +59,12 @@ class Topic:
     facts: tuple[str, ...]  # sentence ids
     usage: tuple[str, ...] = ()  # block ids of code examples for the page's Usage section
     from_heading: bool = False  # a section heading of the source names it
+    precise: bool = False  # a flag, identifier or command (`structure.is_precise`)
+
+    @property
+    def weight(self) -> int:
+        """Its claim to one of the source's pages (`structure.topic_weight`)."""
+        return len(self.facts) + (PRECISE_WEIGHT if self.precise else 0)
 
 
 @dataclass
@@ -228,10 +238,24 @@ def _code_topics(
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
+    flags = flag_aliases(doc)
+    commands = command_names(doc)
     found = evidence_topics(
-        names, sentences, taken, limit=max(0, max_pages - len(structural)), names_taken=taken_names
+        names,
+        sentences,
+        taken,
+        limit=max(0, max_pages - len(structural)),
+        names_taken=taken_names,
+        aliases=flags,
+        commands=commands,
     )
-    return [*structural, *(Topic(n, _type(n, source_text), (), ids) for n, ids in found)]
+    return [
+        *structural,
+        *(
+            Topic(n, _type(n, source_text), flags.get(n, ()), ids, precise=is_precise(n, commands))
+            for n, ids in found
+        ),
+    ]
 
 
 def starts_sentence(text: str) -> bool:
@@ -324,17 +348,30 @@ def ground_topics(
         if name is None or not grounding.names_in([name], text):
             notes.append(f"dropped topic {t.name!r}: not a name the source uses")
             continue
+        # an alias is another name for the same thing: "Git LFS" is not one of "git lfs track"
+        # (it names the whole of which the topic is a part, and would merge the two)
         aliases = tuple(
             a
             for a in (grounding.clean_name(x) for x in t.aliases)
-            if a and grounding.names_in([a], text) and grounding.related(a, name)
+            if a
+            and grounding.names_in([a], text)
+            and grounding.related(a, name)
+            and not part_of(a, name)
         )
         variants = [name, *aliases]
         facts = tuple(f for f in t.facts if grounding.mentions(variants, sentences[f].text))
         if not facts:
             notes.append(f"dropped topic {name!r}: none of its facts names it")
             continue
-        kept.append(Topic(name, grounding.guess_type(name, text, t.type), aliases, facts))
+        kept.append(
+            Topic(
+                name,
+                grounding.guess_type(name, text, t.type),
+                aliases,
+                facts,
+                precise=is_precise(name),
+            )
+        )
     return kept, notes
 
 
@@ -369,7 +406,9 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
             if name_key(a) not in seen:
                 seen.add(name_key(a))
                 aliases.append(a)
-        result.append(Topic(t.name, t.type, tuple(aliases), facts, t.usage, t.from_heading))
+        result.append(
+            Topic(t.name, t.type, tuple(aliases), facts, t.usage, t.from_heading, t.precise)
+        )
     return result
 
 
@@ -386,4 +425,5 @@ def _merge_two(old: Topic, new: Topic) -> Topic:
         tuple(dict.fromkeys((*old.facts, *new.facts))),
         tuple(dict.fromkeys((*old.usage, *new.usage))),
         old.from_heading or new.from_heading,
+        old.precise or new.precise,
     )

@@ -2,14 +2,15 @@
 
 A topic resolves to an existing page by title, alias or file name, compared case-, punctuation-,
 plural- and unicode-insensitively, then by close spelling. Topics of one batch that name the
-same thing share one new page. Pages per source are capped, most-cited topics first.
+same thing share one new page. Pages per source are capped, the topics of most facts first (a
+precise name, a flag or identifier, weighs a little more: `structure.topic_weight`).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
 from wikic.vault.names import name_key
@@ -101,7 +102,7 @@ def plan_batch(
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
-        ranked = sorted(enumerate(ex.topics), key=lambda it: (-len(it[1].facts), it[0]))
+        ranked = sorted(enumerate(ex.topics), key=lambda it: (-it[1].weight, it[0]))
         seen: set[str] = set()
         for _, topic in ranked:
             if not topic.facts or len(plan.topics) >= max_pages:
@@ -112,11 +113,11 @@ def plan_batch(
                 i = next(i for i, (_, t) in enumerate(plan.topics) if t.path == target.path)
                 old, tgt = plan.topics[i]
                 plan.topics[i] = (
-                    Topic(
-                        old.name,
-                        old.type,
-                        tuple(dict.fromkeys((*old.aliases, topic.name, *topic.aliases))),
-                        tuple(dict.fromkeys((*old.facts, *topic.facts))),
+                    replace(
+                        old,
+                        aliases=tuple(dict.fromkeys((*old.aliases, topic.name, *topic.aliases))),
+                        facts=tuple(dict.fromkeys((*old.facts, *topic.facts))),
+                        usage=tuple(dict.fromkeys((*old.usage, *topic.usage))),
                     ),
                     tgt,
                 )

@@ -10,7 +10,7 @@ candidates the model may pick among.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
@@ -74,6 +74,15 @@ FACTS_PER_SECTION_TOPIC = 8
 USAGE_PER_TOPIC = 2
 MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
 _CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\w-]*){1,3}")
+_FLAG_ARG_RE = re.compile(r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+))$")
+# `-ngl N` (or `--n-gpu-layers N`): the document gives a flag's two forms
+_FLAG_PAIR_RE = re.compile(r"(?<![\w-])(-[A-Za-z][\w]*)\b[^()]{0,12}\(or (--[A-Za-z][\w-]+)")
+_FLAG_LIST_RE = re.compile(r"(?<![\w-])(-[A-Za-z][\w]*), (--[A-Za-z][\w-]+)")
+# identifiers in plain prose: snake_case, CamelCase with inner capitals, dotfiles
+_PROSE_IDENTIFIER_RE = re.compile(
+    r"(?<![\w./-])(?:_?[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
+    r"|_?[A-Z][a-z]+(?:[A-Z][a-z0-9]+){2,}|\.[a-z][a-z0-9_-]{2,})(?![\w-]|\.\w)"
+)
 # words that make a recurring phrase a turn of speech rather than a subject
 _FILLER = {
     "above", "adds", "below", "case", "cases", "following", "like", "new", "number", "per",
@@ -201,17 +210,43 @@ def defined_terms(doc: Document) -> list[str]:
 
 
 def code_terms(doc: Document) -> list[str]:
-    """Inline code that names something (`--n-gpu-layers`, `_Py_ID`, `git lfs track`), most
-    frequent first: in technical documents these are the things readers look up."""
+    """Inline code that names something (`--n-gpu-layers`, `_Py_ID`, `git lfs track`; a flag
+    without its argument: `-ngl N` names `-ngl`), then identifiers written in plain prose
+    (`eval_breaker`, `PyDictKeysObject`, `.lfsconfig`), most frequent first: in technical
+    documents these are the things readers look up."""
     counts: dict[str, int] = {}
     for block in doc.blocks:
         if block.toc or block.kind == "code":
             continue
         for span in dict.fromkeys(block.code_spans):
-            span = span.strip()
+            span = _FLAG_ARG_RE.sub(r"\1", span.strip())
             if _CODE_TERM_RE.fullmatch(span) and any(c.isalpha() for c in span):
                 counts[span] = counts.get(span, 0) + 1
-    return sorted(counts, key=lambda s: (-counts[s], s))
+    spans = sorted(counts, key=lambda s: (-counts[s], s))
+    prose: dict[str, int] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind in ("code", "table"):
+            continue
+        for m in _PROSE_IDENTIFIER_RE.finditer(block.text):
+            name = m.group(0).rstrip(".")
+            if name not in counts and len(name) <= 40:
+                prose[name] = prose.get(name, 0) + 1
+    return spans + sorted(prose, key=lambda s: (-prose[s], s))
+
+
+def flag_aliases(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Long flags with the short forms the document pairs them with: "`-ngl N` (or
+    `--n-gpu-layers N`)" and "`-b, --batch-size`" give `--n-gpu-layers`: (`-ngl`,) and
+    `--batch-size`: (`-b`,)."""
+    found: dict[str, list[str]] = {}
+    for block in doc.blocks:
+        if block.toc:
+            continue
+        text = block.text if block.kind == "code" else " ".join(block.code_spans)
+        for short, long in _FLAG_PAIR_RE.findall(block.text) + _FLAG_LIST_RE.findall(text):
+            if short not in found.setdefault(long, []):
+                found[long].append(short)
+    return {k: tuple(v) for k, v in found.items()}
 
 
 def is_subject(name: str) -> bool:
@@ -231,28 +266,67 @@ def evidence_topics(
     *,
     limit: int,
     names_taken: Sequence[str] = (),
+    aliases: Mapping[str, tuple[str, ...]] | None = None,
+    commands: Sequence[str] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
-    """(name, sentence ids) for candidates that at least `MIN_EVIDENCE` whole-fact sentences
-    name, most evidence first; `taken` holds name keys already used (updated). A candidate that
-    is only part of a taken name is not a page of its own."""
+    """(name, sentence ids) for candidates that enough whole-fact sentences name
+    (`min_evidence`; a sentence naming one of its `aliases` counts), best first: precise names
+    (`is_precise`) weigh `PRECISE_WEIGHT` sentences more. `taken` holds name keys already used
+    (updated). A candidate that is only part of a taken name, or another's alias, is not a page
+    of its own."""
+    aliases = aliases or {}
+    short = {name_key(a) for forms in aliases.values() for a in forms}
     found: list[tuple[str, tuple[str, ...]]] = []
     found_names: list[str] = []
     for name in candidates:
         key = name_key(name)
-        if not key or key in taken or key in _GENERIC_KEYS or not is_subject(name):
+        if not key or key in taken or key in _GENERIC_KEYS or key in short or not is_subject(name):
             continue
-        if any(_part_of(name, other) for other in [*found_names, *names_taken]):
+        forms = (name, *aliases.get(name, ()))
+        ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in forms))
+        if any(named_only_within(name, ids, other, sentences) for other in found_names):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
-        ids = tuple(s.id for s in sentences if names_sentence(name, s.text))
-        if len(ids) >= min_evidence(name):
+        if any(part_of(name, other) for other in names_taken):
+            continue
+        if len(ids) >= min_evidence(name, commands):
             found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
             found_names.append(name)
             taken.add(key)
-    found.sort(key=lambda f: -len(f[1]))
+    order = {name: i for i, (name, _) in enumerate(found)}
+    found.sort(key=lambda f: (-topic_weight(f[0], len(f[1]), commands), order[f[0]]))
     return found[:limit]
 
 
-def _part_of(name: str, other: str) -> bool:
+PRECISE_WEIGHT = 2  # a flag, identifier or command named once weighs like a phrase named thrice
+
+
+def topic_weight(name: str, facts: int, commands: Sequence[str] = ()) -> int:
+    """How much a topic deserves one of a source's pages: its facts, and `PRECISE_WEIGHT` more
+    for a precise name (`OLLAMA_HOST`, `--threads`, `git credential`): what readers of a
+    technical document look up, where a phrase many sentences share ("Properties") is not."""
+    return facts + (PRECISE_WEIGHT if is_precise(name, commands) else 0)
+
+
+def is_precise(name: str, commands: Sequence[str] = ()) -> bool:
+    """An identifier, flag or variable, or a command the document runs."""
+    if name in commands:
+        return True
+    return bool(_IDENTIFIER_RE.fullmatch(name)) and "/" not in name and name.count(".") < 2
+
+
+def named_only_within(
+    name: str, ids: Sequence[str], other: str, sentences: Sequence[Sentence]
+) -> bool:
+    """Whether `name` is part of `other` and every sentence naming it names `other`: "KV" of
+    "KV cache" is then no topic of its own, but "Ollama" of `ollama serve` named elsewhere is."""
+    if not part_of(name, other):
+        return False
+    within = {s.id for s in sentences if names_sentence(other, s.text)}
+    return set(ids) <= within
+
+
+def part_of(name: str, other: str) -> bool:
+    """Whether `name` is a run of fewer words of `other`: "Git LFS" of "git lfs track"."""
     words, others = _words(name), _words(other)
     n = len(words)
     return 0 < n < len(others) and any(
@@ -264,19 +338,22 @@ def _words(text: str) -> list[str]:
     return [name_key(w) for w in re.findall(r"\w+", text)]
 
 
-def min_evidence(name: str) -> int:
+def min_evidence(name: str, commands: Sequence[str] = ()) -> int:
     """Whole-fact sentences that must name a candidate before it gets a page. An identifier,
-    flag or variable (`OLLAMA_HOST`, `--threads`, `_PyUnicode_InternMortal`) is what readers
-    of technical documents look up, and its name is too precise to be mentioned by chance: one
-    sentence will do. Other code-like names (a path, a hyphenated word) need one less than a
-    phrase."""
-    if _IDENTIFIER_RE.fullmatch(name) and "/" not in name and name.count(".") < 2:
+    flag, variable or command (`OLLAMA_HOST`, `--threads`, `_PyUnicode_InternMortal`,
+    `git credential`) is what readers of technical documents look up, and its name is too
+    precise to be mentioned by chance: one sentence will do. Other code-like names (a path, a
+    hyphenated word) need one less than a phrase."""
+    if is_precise(name, commands):
         return 1
     return MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE
 
 
 # a flag, a snake_case or SCREAMING_CASE name, camelCase, a file name with an extension
-_IDENTIFIER_RE = re.compile(r"--?[A-Za-z][\w-]+|\w*_\w*|[a-z]+[A-Z]\w*|[\w-]+\.[A-Za-z]{1,5}")
+_IDENTIFIER_RE = re.compile(
+    r"--?[A-Za-z][\w-]+|\w*_\w*|[a-z]+[A-Z]\w*|_?[A-Z][a-z]+(?:[A-Z][a-z0-9]+){2,}"
+    r"|[\w-]+\.[A-Za-z]{1,5}|\.[a-z][\w-]{2,}"
+)
 
 
 def is_code_like(name: str) -> bool:

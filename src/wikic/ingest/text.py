@@ -42,15 +42,24 @@ class Section:
     sentences: tuple[Sentence, ...]
 
 
-def fact_text(text: str, block: Block) -> str | None:
+def fact_text(text: str, block: Block, *, before_code: bool = False) -> str | None:
     """`text` as a fact if it is a whole, self-contained statement, else None.
 
     Table rows ("Model: Qwen; Prefill: 107 tok/s") and definition items ("`--flag`: does X")
-    are whole statements without a final stop: they get one. Lead-ins (ending with ':'),
-    short fragments, footnote markers and table-of-contents entries never are."""
+    are whole statements without a final stop: they get one. So does a clause that introduces
+    a code example and names a command of it (`before_code`: "The `llm aliases set` command
+    can be used to add a new alias:"). Other lead-ins (ending with ':'), short fragments,
+    footnote markers and table-of-contents entries never are."""
     flat = " ".join(text.split())
     if block.toc or block.kind == "code" or not flat or len(flat) > MAX_SENTENCE_CHARS:
         return None
+    if (
+        flat.endswith(":")
+        and before_code
+        and _names_code(flat, block)
+        and not _POINTS_AT_CODE_RE.search(flat[:-1])
+    ):
+        flat = flat[:-1].rstrip() + "."
     if flat.endswith(":") or _FOOTNOTE_RE.search(flat) or "](#" in flat:
         return None
     if len(re.findall(r"\w+", flat)) < MIN_FACT_WORDS:
@@ -64,15 +73,50 @@ def fact_text(text: str, block: Block) -> str | None:
     else:
         return None
     # the same rule lint applies afterwards (`fragment-fact`): what ingest writes lints clean
-    return None if fragment_reason(fact) else fact
+    return None if fragment_reason(fact) else with_code_spans(fact, block.code_spans)
+
+
+def with_code_spans(text: str, spans: Sequence[str]) -> str:
+    """`text` with the block's inline code marked again (the parser's text drops the
+    backticks): `OLLAMA_HOST`, `llm aliases set <alias>` read as code, and `<alias>` is not taken
+    for an HTML tag. Longest spans first, the first free occurrence of each."""
+    marked: list[tuple[int, int]] = []
+    for span in sorted({c.strip() for c in spans if c.strip() and "`" not in c}, key=len)[::-1]:
+        pattern = re.compile(r"(?<![\w`-])" + re.escape(span) + r"(?![\w`-])")
+        for m in pattern.finditer(text):
+            if not any(a < m.end() and m.start() < b for a, b in marked):
+                marked.append((m.start(), m.end()))
+                break
+    for start, end in sorted(marked, reverse=True):
+        text = f"{text[:start]}`{text[start:end]}`{text[end:]}"
+    return text
+
+
+# a clause that only points at the code after it says nothing without it
+_POINTS_AT_CODE_RE = re.compile(
+    r"\b(?:the following|like this|like so|as follows|below|this example|for example|these)\b"
+    r"|\b(?:produces?|this|run|is|are)$",
+    re.IGNORECASE,
+)
+
+
+def _names_code(text: str, block: Block) -> bool:
+    """Whether `text` names one of the block's code spans that is a command or identifier."""
+    return any(len(c) >= 3 and c in text and not c.isalpha() for c in block.code_spans) or any(
+        " " in c and c in text for c in block.code_spans
+    )
 
 
 def fact_sentences(doc: Document) -> list[Sentence]:
     """Every citable sentence of the document, in order, with the document's ids."""
     result = []
-    for block in doc.blocks:
-        for s in block.sentences:
-            text = fact_text(s.text, block)
+    blocks = doc.blocks
+    for n, block in enumerate(blocks):
+        following = blocks[n + 1] if n + 1 < len(blocks) else None
+        before_code = following is not None and following.kind == "code"
+        for i, s in enumerate(block.sentences):
+            last = i == len(block.sentences) - 1
+            text = fact_text(s.text, block, before_code=before_code and last)
             if text:
                 result.append(Sentence(s.id, block.id, text))
     return result

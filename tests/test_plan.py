@@ -1,0 +1,48 @@
+"""Planning in code: which topics of a source get pages, and merging topics that are one page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.plan import plan_batch
+from wikic.vault.document import parse_document
+from wikic.vault.sources import Source
+from wikic.vault.tree import Vault
+
+
+def extraction(topics: list[Topic]) -> Extraction:
+    text = "# FAQ\n\nSome text.\n"
+    source = Source("raw/faq.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename="faq.md")
+    return Extraction(source, "FAQ", "Some text.", doc, {}, topics)
+
+
+def plan(tmp_path: Path, topics: list[Topic], max_pages: int):
+    (tmp_path / "wiki").mkdir(exist_ok=True)
+    vault = Vault.load(tmp_path / "wiki")
+    (p,) = plan_batch([extraction(topics)], vault, existing_source_pages={}, max_pages=max_pages)
+    return p
+
+
+def test_the_page_cap_keeps_the_weightiest_topics_precise_names_weigh_more(tmp_path) -> None:
+    topics = [
+        Topic("Linux", "concept", (), ("s1", "s2")),
+        Topic("Properties", "concept", (), ("s3", "s4", "s5")),
+        Topic("OLLAMA_HOST", "concept", (), ("s6",), precise=True),
+        Topic("Empty", "concept", (), ()),
+    ]
+    p = plan(tmp_path, topics, max_pages=2)
+    assert [t.title for _, t in p.topics] == ["Properties", "OLLAMA_HOST"]  # 3 facts; 1 + 2
+    assert p.dropped == ["Linux", "Empty"]
+
+
+def test_two_topics_that_are_one_page_keep_both_facts_and_usage(tmp_path) -> None:
+    topics = [
+        Topic("llama-bench", "entity", (), ("s1",), usage=("p2",), from_heading=True),
+        Topic("Llama bench", "entity", ("lb",), ("s3",), usage=("p4",)),
+    ]
+    ((merged, target),) = plan(tmp_path, topics, max_pages=5).topics
+    assert target.title == "llama-bench" and merged.facts == ("s1", "s3")
+    assert merged.usage == ("p2", "p4") and merged.from_heading
+    assert merged.aliases == ("Llama bench", "lb")
