@@ -15,7 +15,7 @@ from wikic.llm.fake import FakeBackend
 from wikic.query.answer import DECLINED, NOTHING_FOUND, answer_question, check_citations
 from wikic.query.compose import INFERENCE_MARK, TASKS, compose, schema_text
 from wikic.query.evidence import Evidence, Shown, pack
-from wikic.query.quote import QUOTE_TOKENS, chosen, quote_text
+from wikic.query.quote import QUOTE_TOKENS, quote_text
 from wikic.query.retrieve import HOP_BOOST, retrieve
 from wikic.query.terms import key_terms, unsupported
 from wikic.store.db import open_store
@@ -309,7 +309,11 @@ def test_key_terms_are_numbers_names_and_code() -> None:
     facts = ["Gemma 3 caches 8,192 tokens with MLX LM."]
     assert unsupported(key_terms("Does Gemma 3 cache 8k tokens in mlx-lm?"), facts) == []
     lacking = unsupported(key_terms("Does Gemma 4 run on Ubuntu?"), facts)
-    assert [t.text for t in lacking] == ["4"]  # a name matched, a number did not
+    assert [t.text for t in lacking] == ["4", "Ubuntu"]  # Gemma matched; a number, a name not
+    pro = unsupported(key_terms("How much does Gemma Pro cost?"), facts)
+    assert [t.text for t in pro] == ["Pro"]
+    code = unsupported(key_terms("Does Gemma 3 run in llama.cpp?"), facts)
+    assert code == []  # a code token alone may be written otherwise
     assert [t.text for t in unsupported(key_terms("Is Rust fast?"), facts)] == ["Rust"]
 
 
@@ -358,26 +362,24 @@ def test_a_sentence_cut_by_the_length_cap_keeps_whole_words() -> None:
 # -- quoted answers (answer_style: quote, the default) -------------------------------------------
 
 
-def test_a_quoted_answer_is_the_chosen_facts_in_the_models_order_with_their_links(wiki) -> None:
+def test_a_quoted_answer_quotes_what_answers_each_part_with_its_link(wiki) -> None:
     def respond(call):
         assert quotes(call) and set(call.schema.model_fields) == {"ids", "answerable"}
-        return {
-            "ids": [id_of(call, "checksum"), id_of(call, "persisted on disk.")],
-            "answerable": True,
-        }
+        return {"ids": [id_of(call, "checksum")], "answerable": True}
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    question = "Where are snapshots persisted with a checksum, and when are they taken?"
+    result = answer_question(wiki, question, backend=FakeBackend(respond))
     assert result.answer == (
         "Snapshots are persisted on disk with a checksum and a file lock [[sources/paper#^p3]]. "
-        "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."
+        "Snapshots of the KV state are taken at segment boundaries, never by trimming "
+        "[[sources/paper#^p1]]."
     )
     assert [s.text for s in result.sentences] == [
         "Snapshots are persisted on disk with a checksum and a file lock.",
-        "Snapshots are persisted on disk.",
+        "Snapshots of the KV state are taken at segment boundaries, never by trimming.",
     ]
     assert result.answered and result.inferred == 0
-    data = result.to_dict()
-    assert data["sentences"][1]["citations"] == ["[[concepts/prefix-cache#^f-bbb222]]"]
+    assert result.to_dict()["sentences"][1]["citations"] == ["[[sources/paper#^p1]]"]
 
 
 def test_the_quote_schema_takes_one_to_three_shown_ids(wiki) -> None:
@@ -387,18 +389,18 @@ def test_the_quote_schema_takes_one_to_three_shown_ids(wiki) -> None:
             answer_question(wiki, QUESTION, backend=backend)
 
 
-def test_a_chosen_unit_off_the_question_is_dropped_and_none_left_declines() -> None:
+def test_a_quoted_answer_drops_the_models_picks_off_the_question_and_declines_if_none() -> None:
     def unit(n: int, text: str) -> Evidence:
         return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 1.0 / n)
 
     ranked = [unit(1, "Snapshots are persisted on disk."), unit(2, "Wombats dig burrows.")]
     packed = pack(ranked, words(QUESTION), 200, words)
-    assert [u.id for u in chosen(packed, [2, 1, 1], QUESTION)] == [1]  # once, on the question
     backend = FakeBackend(lambda call: {"ids": [2, 1], "answerable": True})
     kept = compose(backend, QUESTION, packed, schema="", decline_text=DECLINED, max_tokens=64)
     assert kept.answer == "Snapshots are persisted on disk [[c1#^f-1]]."
-    backend = FakeBackend(lambda call: {"ids": [2], "answerable": True})
-    none = compose(backend, QUESTION, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    other = "Where do koalas sleep?"
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    none = compose(backend, other, packed, schema="", decline_text=DECLINED, max_tokens=64)
     assert none.answer == DECLINED and none.declined == "no sentence of the answer cites a fact"
 
 
@@ -414,3 +416,25 @@ def test_a_long_paragraph_is_quoted_by_its_sentences_about_the_question() -> Non
     assert words(quoted) <= QUOTE_TOKENS
     fact = Shown(2, Evidence("c.md", "C", "fact", text, "c#^f-1", 1.0), text, 0)
     assert quote_text(fact, QUESTION, words) == text  # a fact is quoted whole
+
+
+def test_select_quotes_what_answers_each_part_of_the_question() -> None:
+    from wikic.query.quote import select
+
+    def unit(n: int, text: str) -> Evidence:
+        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 1.0 / n)
+
+    question = "On which port does Ollama listen, and which variable changes the bind address?"
+    ranked = [
+        unit(1, "Ollama runs models locally."),
+        unit(2, "Ollama listens on port 11434 by default."),
+        unit(3, "Set the OLLAMA_HOST variable to change the bind address."),
+        unit(4, "Wombats dig burrows."),
+    ]
+    packed = pack(ranked, words(question), 400, words)
+    assert [u.id for u in select(packed, question)] == [3, 2]  # both parts, best first
+    one = "Which variable changes the bind address?"
+    assert [u.id for u in select(packed, one)] == [3]  # one part: one quote
+    tie = pack([unit(1, "Port 80 is used."), unit(2, "Port 81 is used.")], ["port"], 400, words)
+    assert [u.id for u in select(tie, "Which port is used?", ids=[2])][:1] == [2]
+    assert select(tie, "Where do wombats live?") == []  # nothing about the question

@@ -28,10 +28,11 @@ QUESTION = "Where are snapshots persisted?"
 ANSWER = citing(
     "Snapshots are persisted on disk with a checksum.", "checksum", "persisted on disk."
 )
-RENDERED = (  # quoted: the chosen paragraph and fact, each with its link
-    "Snapshots are persisted on disk with a checksum and a file lock [[sources/paper#^p3]]. "
-    "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."
+WRITTEN = (  # answer_style: write, citing the paragraph and the fact
+    "Snapshots are persisted on disk with a checksum "
+    "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
 )
+QUOTED = "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."  # the default
 
 
 @pytest.fixture
@@ -51,8 +52,8 @@ def commits(root: Path) -> int:
 
 
 def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER))
-    assert result.answer == RENDERED
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER), style="write")
+    assert result.answer == WRITTEN
     before = commits(wiki.root)
     saved = save_answer(wiki, result)
     assert commits(wiki.root) == before + 1
@@ -76,7 +77,7 @@ def test_save_files_an_analysis_linked_from_cited_pages(wiki) -> None:
     assert str(post["created"]) == str(post["updated"])
     assert post["summary"].startswith("Snapshots are persisted on disk")
     assert "ml/inference" in post["tags"]
-    assert RENDERED in post.content
+    assert WRITTEN in post.content
     # every link in the saved page resolves
     vault = Vault.load(wiki.wiki)
     for lnk in parse_links(post.content):
@@ -163,7 +164,7 @@ def test_marp_save_is_a_valid_deck(wiki) -> None:
             ]
         )
 
-    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond))
+    result = answer_question(wiki, QUESTION, backend=FakeBackend(respond), style="write")
     saved = save_answer(wiki, result, fmt="marp")
     slides = assert_valid_marp((wiki.wiki / saved.path).read_text())
     assert slides[0].startswith(f"# {QUESTION}")
@@ -190,11 +191,8 @@ def test_cli_json_shape(wiki, fake) -> None:
     data = json.loads(result.stdout)
     assert {"answer", "citations", "pages", "stats", "sentences", "declined", "saved"} <= set(data)
     assert {"prompt_tokens", "cached_tokens", "ttft_s", "total_s"} <= set(data["stats"])
-    assert data["answer"] == RENDERED and data["removed_citations"] == []
-    assert {c["page"] for c in data["citations"]} == {
-        "sources/paper.md",
-        "concepts/prefix-cache.md",
-    }
+    assert data["answer"] == QUOTED and data["removed_citations"] == []
+    assert {c["page"] for c in data["citations"]} == {"concepts/prefix-cache.md"}
     assert data["pages"][0].keys() >= {"path", "title", "reason", "units", "tokens"}
     assert data["saved"] is None and data["declined"] is False
     again = json.loads(run(wiki, QUESTION, "--format", "json").stdout)
@@ -204,7 +202,7 @@ def test_cli_json_shape(wiki, fake) -> None:
 def test_cli_markdown_output_and_report(wiki, fake) -> None:
     result = run(wiki, QUESTION)
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == RENDERED
+    assert result.stdout.strip() == QUOTED
     assert "prompt tokens" in result.stderr and "first token" in result.stderr
 
 

@@ -366,3 +366,19 @@ def test_facts_keep_their_inline_code_marked() -> None:
         "Run `llm aliases set` `<x>` with `llm`."  # longest first, never inside another
     )
     assert with_code_spans("Use llm-gpt4all here.", ["llm"]) == "Use llm-gpt4all here."
+
+
+def test_a_sentence_that_goes_on_about_a_fact_joins_its_topic() -> None:
+    from wikic.ingest.extract import with_followers
+
+    doc = parse_document(
+        "# QSBR\n\nA counter, `wr_seq`, is started at 1 and incremented by 2. This ensures its "
+        "value is always odd. Readers copy the counter into a local one.\n\nThis paragraph is "
+        "about something else entirely.\n",
+        filename="qsbr.md",
+    )
+    sentences = fact_sentences(doc)
+    first, follower, other, _next_block = (s.id for s in sentences)
+    assert with_followers([first], sentences) == (first, follower)
+    assert with_followers([other], sentences) == (other,)  # the next block is not its follower
+    assert with_followers([first, follower], sentences) == (first, follower)

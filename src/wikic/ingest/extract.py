@@ -11,8 +11,9 @@ page's summary is asked for later, in the page-write batch (`write`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wikic.config import IngestConfig
@@ -176,6 +177,7 @@ def finish_extraction(
             config.max_claims_per_section * max(1, len(windows))
             + FACTS_PER_SECTION_TOPIC * len(found),
         )
+        topics = [replace(t, facts=with_followers(t.facts, sentences)) for t in topics]
     return Extraction(
         source=source,
         title=doc.title,
@@ -189,6 +191,27 @@ def finish_extraction(
         batch_sizes=(len(job.requests),) if job.requests else (),
         episode=job.episode,
     )
+
+
+# a sentence opening with one of these goes on about the sentence before it
+_FOLLOWER_RE = re.compile(r"^(?:This|These|It|Its|They|Their|That)\b")
+
+
+def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
+    """`facts` (sentence ids) with each one's next sentence of the same block when that one
+    goes on about it ("… wr_seq is started at 1 and incremented by 2. This ensures its value
+    is always odd."): named by no name, it would reach no page, yet it is about this one."""
+    position = {s.id: i for i, s in enumerate(sentences)}
+    out: list[str] = []
+    for f in facts:
+        out.append(f)
+        i = position.get(f, len(sentences))
+        if i + 1 >= len(sentences):
+            continue
+        nxt = sentences[i + 1]
+        if nxt.paragraph == sentences[i].paragraph and _FOLLOWER_RE.match(nxt.text):
+            out.append(nxt.id)
+    return tuple(dict.fromkeys(out))
 
 
 def _model_topics(

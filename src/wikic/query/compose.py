@@ -26,7 +26,7 @@ from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, Te
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
 from wikic.query.evidence import Packed, Shown
-from wikic.query.quote import QUOTE_TASK, chosen, quote_model, quote_text
+from wikic.query.quote import QUOTE_TASK, quote_model, quote_text, select
 from wikic.query.support import (
     best_support,
     exact_terms,
@@ -222,10 +222,8 @@ def compose(
     ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
     value: Any = gen.value
     if style == "quote":
-        sentences = tuple(
-            quoted(u, question, backend)
-            for u in chosen(packed, getattr(value, "ids", []), question)
-        )
+        picked = select(packed, question, getattr(value, "ids", []))
+        sentences = tuple(quoted(u, question, backend) for u in picked)
     else:
         sentences = tuple(
             s
