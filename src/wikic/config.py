@@ -71,7 +71,7 @@ class QueryConfig(_Section):
     context_tokens: int = Field(1200, ge=256)  # facts shown to the model, grouped by page
     max_answer_tokens: int = Field(256, ge=16)
     search_limit: int = Field(80, ge=1)  # facts and paragraphs taken from search
-    # quote: the model picks the facts that answer and the answer quotes them; write: it writes
+    # quote: the answer quotes the facts that answer, with their links; write: the model writes
     # its own sentences, each naming its facts (for larger models; see query.quote)
     answer_style: Literal["quote", "write"] = "quote"
 

@@ -58,8 +58,9 @@ def query(
         None,
         "--style",
         metavar="quote|write",
-        help="quote: the model picks the facts that answer and the answer quotes them; write: "
-        "it writes its own sentences, each citing its facts (default: query.answer_style).",
+        help="quote: the answer quotes the facts that answer it, each with its link; write: "
+        "the model writes its own sentences, each citing its facts (default: "
+        "query.answer_style).",
     ),
     no_wait: bool = NO_WAIT_OPTION,
     json_out: bool = typer.Option(False, "--json", help="Same as --format json."),

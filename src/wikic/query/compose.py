@@ -1,5 +1,6 @@
 """An answer cited by construction, in one of two styles. `quote` (the default, `query.quote`):
-the model names the numbers of the shown units that answer, and the answer quotes them. `write`:
+the answer quotes the shown units that answer (code picks them; the model's choice breaks ties
+and it says whether they answer). `write`:
 the model fills a JSON schema in which every sentence names the numbers of the units it uses
 (only numbers that were shown), and code renders the prose with their links. Used alike by
 `wikic query` and by the plain-retrieval arm of bench_quality.
