@@ -39,6 +39,8 @@ FRAGMENTS = [
     ("A keyring provider for the index (requires opt-in)", "no terminal punctuation"),
     ("They exported keynote slides as individual images [...]", "'…'"),
     ("Example output:", "ends with ':'"),
+    ("Refer to the section above for how to use environment variables.", "points elsewhere"),
+    ("The table below lists every option of the tool.", "points elsewhere"),
     ("Thanks for reading!", "fewer than 4 words"),
     ("", "empty"),
     ("[[sources/x#^p3]]", "empty"),
@@ -65,6 +67,8 @@ WHOLE = [
     "Caches are stored under `~/.cache/huggingface` by default.",
     "Use a &lt;br&gt; tag only in tables \\[sic\\].",
     "To force uv to revalidate cached data, run uv pip install --refresh ....",  # args elided
+    "Josh revises the policy based on feedback (done, see below) and submits it as an RFC.",
+    "Prefill runs above 80 tokens per second on this CPU.",
 ]
 
 

@@ -205,6 +205,15 @@ def _only_links(masked: str) -> str | None:
     return "only links, no statement"
 
 
+# "Refer to the section above for …", "as shown below": a sentence about the document's layout
+_POINTER_RE = re.compile(
+    r"\b(?:refer to|see|check|read|follow) (?:the )?(?:\w+ )?(?:section|sections|steps|"
+    r"instructions|example|examples|guide|table|list|docs|documentation)? ?(?:above|below)\b"
+    r"|\b(?:section|sections|steps|example|examples|table|list) (?:above|below)\b",
+    re.IGNORECASE,
+)
+
+
 def fragment_reason(text: str) -> str | None:
     """Why `text` is not a whole, self-contained statement fit to be a fact, or None if it is.
 
@@ -240,6 +249,8 @@ def fragment_reason(text: str) -> str | None:
         return "no terminal punctuation (not a whole sentence)"
     if masked.rstrip(_CLOSERS + " ").endswith("?"):
         return "a question, not a statement"
+    if _POINTER_RE.search(re.sub(r"\([^()]*\)", "", masked)):  # "(see below)" is an aside
+        return "points elsewhere in its document ('the section above'), saying nothing itself"
     # text with 2·N spaces has N words unless it is mostly symbols: count only in short text
     if flat.count(" ") < 2 * MIN_FACT_WORDS and len(_WORD_RE.findall(flat)) < MIN_FACT_WORDS:
         return f"fewer than {MIN_FACT_WORDS} words"
