@@ -175,3 +175,21 @@ def test_the_overview_fallback_is_a_fact_about_the_subject() -> None:
         Fact("d", "Ollama runs entirely locally.", ()),
     ]  # fmt: skip
     assert defining_fact("Ollama", facts) == "Ollama runs entirely locally."
+
+
+def test_a_new_page_of_one_fact_opens_with_it_and_costs_no_model_call(wiki) -> None:
+    backend = two_source_script().backend()
+    run(wiki, backend, all_new=True)
+    vault = Vault.load(wiki.wiki)
+    asked = " ".join(c.prompt for c in backend.history)
+    singles = [
+        p
+        for p in vault
+        if p.type in ("entity", "concept") and len(bullets(split_body(p.body).get("Facts"))) == 1
+    ]
+    assert singles, "the script makes no page of one fact"
+    for page in singles:
+        (fact,) = bullets(split_body(page.body).get("Facts"))
+        assert page.props["summary"] == fact.text.split(" [[")[0]  # without its citation
+        if len(page.props.get("sources") or []) == 1:  # written once, as a new page
+            assert f"PAGE: {page.title} (" not in asked

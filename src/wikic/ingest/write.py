@@ -273,6 +273,8 @@ def _page_job(
     new_facts: list[Fact],
 ) -> _PageJob:
     job = _PageJob(existing, new_facts)
+    if existing is None and len(new_facts) <= 1:
+        return job  # its overview is its one fact: the model could only say it again
     if existing is None:
         task = prompts.new_page_task(
             target.title, target.type, [(f"n{i + 1}", f.text) for i, f in enumerate(new_facts)]
@@ -318,7 +320,7 @@ def _page_result(
     if job.existing is None:
         summary = clean_prose(getattr(value, "summary", ""))
         facts_text = " ".join([target.title, *(f.text for f in job.new_facts)])
-        if not grounding.grounded(summary, facts_text):
+        if not summary or not grounding.grounded(summary, facts_text):
             summary = defining_fact(target.title, job.new_facts)  # verbatim, never invented
         return summary or None, []
     if not job.fresh:
