@@ -193,3 +193,24 @@ def test_a_new_page_of_one_fact_opens_with_it_and_costs_no_model_call(wiki) -> N
         assert page.props["summary"] == fact.text.split(" [[")[0]  # without its citation
         if len(page.props.get("sources") or []) == 1:  # written once, as a new page
             assert f"PAGE: {page.title} (" not in asked
+
+
+def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.schemas import SummaryOnly
+    from wikic.ingest.write import SourceWrite, _page_result, _PageJob, defining_fact
+    from wikic.llm.backend import EMPTY_STATS, Generation
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("f-1", "`_Py_ID` marks singleton strings in C source.", ("[[sources/s#^p1]]",)),
+        Fact("f-2", "The sets `_Py_ID` and `_Py_STR` are disjoint.", ("[[sources/s#^p2]]",)),
+    ]
+    target = PageTarget("concepts/py-id.md", "_Py_ID", "concept", False)
+    for summary, expected in (
+        ("The sets (_Py_ID`, `_Py_STR`) are disjoint.", defining_fact("_Py_ID", facts)),
+        ("`_Py_ID` marks singleton strings; its set is disjoint from `_Py_STR`.", None),
+    ):
+        reply = Generation("", SummaryOnly(summary=summary), EMPTY_STATS)
+        got, _ = _page_result(_PageJob(None, facts), reply, target, SourceWrite())
+        assert got == (expected or summary)  # the first is cut inside a code span

@@ -245,6 +245,9 @@ def test_a_model_alias_that_names_the_whole_is_dropped_and_merges_nothing() -> N
     model = Topic("git lfs track", "concept", ("Git LFS", "Git", "track"), ("s2",))
     (kept,), _ = ground_topics([model], text, sentences)
     assert kept.aliases == ()  # "Git LFS" and "Git" name the whole, "track" a part of it
+    whole = Topic("Git LFS", "entity", ("git lfs track",), ("s1",))
+    (subject,), _ = ground_topics([whole], text, sentences)
+    assert subject.aliases == ()  # a command of Git LFS is not another name for it
     subject = Topic("Git LFS", "entity", (), ("s1",))
     merged = merge_topics([subject, kept], max_facts=10)
     assert [t.name for t in merged] == ["Git LFS", "git lfs track"]

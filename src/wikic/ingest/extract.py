@@ -371,8 +371,9 @@ def ground_topics(
         if name is None or not grounding.names_in([name], text):
             notes.append(f"dropped topic {t.name!r}: not a name the source uses")
             continue
-        # an alias is another name for the same thing: "Git LFS" is not one of "git lfs track"
-        # (it names the whole of which the topic is a part, and would merge the two)
+        # an alias is another name for the same thing: "Git LFS" is not one of "git lfs track",
+        # nor "git lfs install" one of "Git LFS" (one names a part of the other, and would merge
+        # a document's subject into one of its commands)
         aliases = tuple(
             a
             for a in (grounding.clean_name(x) for x in t.aliases)
@@ -380,6 +381,7 @@ def ground_topics(
             and grounding.names_in([a], text)
             and grounding.related(a, name)
             and not part_of(a, name)
+            and not part_of(name, a)
         )
         variants = [name, *aliases]
         facts = tuple(f for f in t.facts if grounding.mentions(variants, sentences[f].text))

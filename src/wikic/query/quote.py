@@ -5,9 +5,9 @@ says whether they answer, and code picks the quotes (`select`).
 Why quotes: with the default 0.5B model on the realistic corpus, the fact a question asks for
 was in the shown evidence 96 % of the time, but the model's own sentences stated it 15 % of the
 time (bench_compile-corpus6-qa.json): it paraphrased numbers and names away. Why code picks:
-asked for the numbers of the facts that answer, the same model listed [1, 2, 3] for 17 of 20
-questions (scripts/results/bench_quality_corpus6-quote.json), so its choice only breaks ties. A
-few ids also decode in seconds where sentences took a minute. Larger models can write their own
+asked for the numbers of the facts that answer, the same model listed the first ones shown
+([1, 2, 3] for 14 of 20 questions, starting at 1 for 17; bench_quality_corpus6-modelpicks.json),
+so its choice only breaks ties. A few ids also decode in seconds where sentences took a minute. Larger models can write their own
 sentences (`answer_style: write`, `query.compose`).
 
 A quote is a fact whole (a fact is one self-contained sentence) or the sentences of a
