@@ -254,7 +254,7 @@ def is_subject(name: str) -> bool:
     words = re.findall(r"\w+", name.casefold())
     if not words or len(name.strip()) < 2 or all(w in _UNITS or w.isdigit() for w in words):
         return False
-    if len(words) > 1 and name.islower() and _VERB_S_RE.fullmatch(words[0]):
+    if " " in name and name.islower() and _VERB_S_RE.fullmatch(words[0]):
         return False  # "splits text", "adds support": a verb and its object
     return not any(w in _FILLER for w in words)
 
