@@ -285,6 +285,7 @@ def test_ingest_groups_a_flat_page_when_a_second_source_adds_a_section(
     assert _sections(two_sources, "entities/gemma-3.md") == [
         "The KV cache",
         "Sliding-window attention",
+        "Sliding-window attention",  # the rest of its paragraph (a thin topic takes it)
     ]
     assert _sections(two_sources, "concepts/prefix-caching.md") == ["", ""]  # one section: flat
     findings = run_lint(two_sources, LintOptions()).findings
@@ -294,7 +295,12 @@ def test_ingest_groups_a_flat_page_when_a_second_source_adds_a_section(
 def test_merge_files_the_merged_facts_under_their_sections(two_sources: WikiPaths) -> None:
     merge_pages(two_sources, "concepts/sliding-window-attention", "concepts/prefix-caching")
     sections = _sections(two_sources, "concepts/prefix-caching.md")
-    assert sections == ["The KV cache", "The KV cache", "Sliding-window attention"]
+    assert sections == [
+        "The KV cache",
+        "The KV cache",
+        "Sliding-window attention",
+        "Sliding-window attention",
+    ]
     text = (two_sources.wiki / "concepts" / "prefix-caching.md").read_text(encoding="utf-8")
     assert text.count("### The KV cache") == 1
 
@@ -315,4 +321,4 @@ def test_a_reingest_that_drops_a_section_leaves_a_flat_list(two_sources: WikiPat
     )
     assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
     assert "###" not in gemma.read_text(encoding="utf-8")
-    assert _sections(two_sources, "entities/gemma-3.md") == [""]
+    assert _sections(two_sources, "entities/gemma-3.md") == ["", ""]

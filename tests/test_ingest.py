@@ -177,22 +177,24 @@ def test_the_overview_fallback_is_a_fact_about_the_subject() -> None:
     assert defining_fact("Ollama", facts) == "Ollama runs entirely locally."
 
 
-def test_a_new_page_of_one_fact_opens_with_it_and_costs_no_model_call(wiki) -> None:
-    backend = two_source_script().backend()
-    run(wiki, backend, all_new=True)
-    vault = Vault.load(wiki.wiki)
-    asked = " ".join(c.prompt for c in backend.history)
-    singles = [
-        p
-        for p in vault
-        if p.type in ("entity", "concept") and len(bullets(split_body(p.body).get("Facts"))) == 1
+def test_a_new_page_of_one_fact_opens_with_it_and_costs_no_model_call() -> None:
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.write import SourceWrite, _page_job, _page_result
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("f-1", "`OLLAMA_HOST` changes the bind address.", ("[[sources/s#^p1]]",)),
+        Fact("f-2", "Ollama binds port 11434 by default.", ("[[sources/s#^p1]]",)),
     ]
-    assert singles, "the script makes no page of one fact"
-    for page in singles:
-        (fact,) = bullets(split_body(page.body).get("Facts"))
-        assert page.props["summary"] == fact.text.split(" [[")[0]  # without its citation
-        if len(page.props.get("sources") or []) == 1:  # written once, as a new page
-            assert f"PAGE: {page.title} (" not in asked
+    target = PageTarget("entities/ollama-host.md", "OLLAMA_HOST", "entity", False)
+    plan = None  # a new page's job does not read the plan
+
+    one = _page_job([], plan, target, None, facts[:1])  # type: ignore[arg-type]
+    assert one.request is None
+    summary, _ = _page_result(one, None, target, SourceWrite())
+    assert summary == facts[0].text
+    two = _page_job([], plan, target, None, facts)  # type: ignore[arg-type]
+    assert two.request is not None and "PAGE: OLLAMA_HOST (entity)" in two.request.segments[-1].text
 
 
 def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:

@@ -385,3 +385,18 @@ def test_a_sentence_that_goes_on_about_a_fact_joins_its_topic() -> None:
     assert with_followers([first], sentences) == (first, follower)
     assert with_followers([other], sentences) == (other,)  # the next block is not its follower
     assert with_followers([first, follower], sentences) == (first, follower)
+
+
+def test_a_thin_topic_takes_the_rest_of_its_paragraph() -> None:
+    from wikic.ingest.extract import with_paragraph
+
+    doc = parse_document(
+        "# FAQ\n\nOllama allows cross-origin requests from 127.0.0.1 by default. Add more "
+        "origins with the `OLLAMA_ORIGINS` environment variable.\n\nOllama binds port 11434 "
+        "by default. It listens on localhost only.\n",
+        filename="faq.md",
+    )
+    s1, s2, s3, s4 = (s.id for s in fact_sentences(doc))
+    assert with_paragraph([s2], fact_sentences(doc)) == (s1, s2)  # its paragraph, in order
+    assert with_paragraph([s1, s2, s3], fact_sentences(doc)) == (s1, s2, s3)  # not thin
+    assert with_paragraph([s4], fact_sentences(doc)) == (s3, s4)  # never another paragraph

@@ -177,7 +177,10 @@ def finish_extraction(
             config.max_claims_per_section * max(1, len(windows))
             + FACTS_PER_SECTION_TOPIC * len(found),
         )
-        topics = [replace(t, facts=with_followers(t.facts, sentences)) for t in topics]
+        topics = [
+            replace(t, facts=with_paragraph(with_followers(t.facts, sentences), sentences))
+            for t in topics
+        ]
     return Extraction(
         source=source,
         title=doc.title,
@@ -212,6 +215,28 @@ def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple
         if nxt.paragraph == sentences[i].paragraph and _FOLLOWER_RE.match(nxt.text):
             out.append(nxt.id)
     return tuple(dict.fromkeys(out))
+
+
+THIN_TOPIC = 3  # a topic with fewer facts takes the rest of the paragraphs they come from
+
+
+def with_paragraph(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
+    """`facts`, and when they are fewer than `THIN_TOPIC`, the other whole facts of their own
+    paragraphs (in document order) up to that many: "Ollama allows cross-origin requests from
+    127.0.0.1 and 0.0.0.0 by default." is what the page on `OLLAMA_ORIGINS`, named by the next
+    sentence only, needs to be worth opening."""
+    if len(facts) >= THIN_TOPIC:
+        return tuple(facts)
+    block_of = {s.id: s.paragraph for s in sentences}
+    blocks = {block_of[f] for f in facts if f in block_of}
+    order = {s.id: i for i, s in enumerate(sentences)}
+    out = list(facts)
+    for s in sentences:
+        if len(out) >= THIN_TOPIC:
+            break
+        if s.paragraph in blocks and s.id not in out:
+            out.append(s.id)
+    return tuple(sorted(out, key=lambda f: order.get(f, len(order))))
 
 
 def _model_topics(
