@@ -67,6 +67,11 @@ def test_facts_under_subheadings_are_retrieved_with_their_section(wiki) -> None:
     assert "Lock files: uv writes uv.lock next to pyproject.toml." in evidence
     assert "Installation: The installer script" in evidence
     assert result.answer == "uv writes uv.lock next to pyproject.toml [[concepts/uv#^f-222bbb]]."
+    # a name only the section label holds is still held: the model sees the label
+    put = FakeBackend(citing("It puts uv in ~/.local/bin.", "installer"))
+    question = "Which directory does the uv Installation script use?"
+    labelled = answer_question(wiki, question, backend=put)
+    assert not labelled.declined and "~/.local/bin" in labelled.answer
 
 
 def concept(title: str, fact: str, block: str, related: str = "") -> str:

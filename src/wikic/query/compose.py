@@ -260,7 +260,10 @@ def quoted(unit: Shown, question: str, backend: Backend) -> Sentence:
 
 
 def _headings(packed: Packed) -> list[str]:
-    return list(dict.fromkeys(s.evidence.heading for s in packed.shown))
+    """The page headings and section labels of the shown units: a fact under "Verifying that
+    the model is running on the GPU with CUDA" is shown with that label, and answers about CUDA."""
+    labels = (x for s in packed.shown for x in (s.evidence.heading, s.evidence.section))
+    return [x for x in dict.fromkeys(labels) if x]
 
 
 def _lacking(terms: list[KeyTerm]) -> str:

@@ -97,11 +97,12 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
     units = [u for u in packed.shown if u.id and u.evidence.link]
     asked = _words(question)
     terms = key_terms(question)
-    words_of = {u.id: _words(f"{u.evidence.heading} {u.text}") & asked for u in units}
-    terms_of = {
-        u.id: {t.text for t in terms if holds_term(text_words([u.evidence.heading, u.text]), t)}
-        for u in units
-    }
+
+    def seen(u: Shown) -> list[str]:  # what the model saw of a unit: its page, label, text
+        return [u.evidence.heading, u.evidence.section, u.text]
+
+    words_of = {u.id: _words(" ".join(seen(u))) & asked for u in units}
+    terms_of = {u.id: {t.text for t in terms if holds_term(text_words(seen(u)), t)} for u in units}
     df: dict[str, int] = {}
     for found in words_of.values():
         for w in found:
