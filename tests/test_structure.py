@@ -349,7 +349,7 @@ def test_precise_names_named_once_outrank_a_phrase_named_as_often() -> None:
         set(),
         limit=20,
         aliases=flag_aliases(doc),
-        commands=["git credential"],
+        known=["git credential"],
     )
     by_name = dict(found)
     assert "-ngl" not in by_name and "-t" not in by_name  # aliases, not pages
@@ -400,3 +400,25 @@ def test_a_thin_topic_takes_the_rest_of_its_paragraph() -> None:
     assert with_paragraph([s2], fact_sentences(doc)) == (s1, s2)  # its paragraph, in order
     assert with_paragraph([s1, s2, s3], fact_sentences(doc)) == (s1, s2, s3)  # not thin
     assert with_paragraph([s4], fact_sentences(doc)) == (s3, s4)  # never another paragraph
+
+
+def test_a_term_defined_with_its_abbreviation_is_a_topic_named_by_either() -> None:
+    from wikic.ingest.structure import defined_abbreviations
+
+    doc = parse_document(
+        "# QSBR\n\nSafe memory reclamation (SMR) schemes delay the free operation until readers "
+        "are done. QSBR is a SMR scheme used in the free-threaded build.\n\nThe tool runs "
+        "locally (README) and reads files (see FAQ).\n",
+        filename="qsbr.md",
+    )
+    defined = defined_abbreviations(doc)
+    assert defined == {"Safe memory reclamation": ("SMR",)}  # initials must fit the letters
+    found = evidence_topics(
+        ["SMR", "Safe memory reclamation"],
+        fact_sentences(doc),
+        set(),
+        limit=5,
+        aliases=defined,
+        known=list(defined),
+    )
+    assert [(name, len(ids)) for name, ids in found] == [("Safe memory reclamation", 2)]

@@ -24,6 +24,7 @@ from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
     PRECISE_WEIGHT,
     code_terms,
+    defined_abbreviations,
     defined_terms,
     evidence_topics,
     flag_aliases,
@@ -286,21 +287,22 @@ def _code_topics(
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
-    flags = flag_aliases(doc)
-    commands = command_names(doc)
+    defined = defined_abbreviations(doc)
+    flags = {**defined, **flag_aliases(doc)}
+    known = [*command_names(doc), *defined]
     found = evidence_topics(
-        names,
+        [*names, *(t for t in defined if t not in names)],
         sentences,
         taken,
         limit=max(0, max_pages - len(structural)),
         names_taken=taken_names,
         aliases=flags,
-        commands=commands,
+        known=known,
     )
     return [
         *structural,
         *(
-            Topic(n, _type(n, source_text), flags.get(n, ()), ids, precise=is_precise(n, commands))
+            Topic(n, _type(n, source_text), flags.get(n, ()), ids, precise=is_precise(n, known))
             for n, ids in found
         ),
     ]

@@ -234,6 +234,28 @@ def code_terms(doc: Document) -> list[str]:
     return spans + sorted(prose, key=lambda s: (-prose[s], s))
 
 
+# "Safe memory reclamation (SMR)": a term the document defines with its abbreviation
+_ABBREVIATED_RE = re.compile(r"\b([A-Za-z][\w-]*(?:\s+[\w-]+){1,5}?)\s+\(([A-Z][A-Z0-9]{1,9}s?)\)")
+
+
+def defined_abbreviations(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Terms the document defines with an abbreviation whose letters are their initials:
+    "Safe memory reclamation (SMR)" gives "Safe memory reclamation": ("SMR",). The shortest
+    run of words before the parenthesis that the initials fit is the term."""
+    found: dict[str, tuple[str, ...]] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind == "code":
+            continue
+        for m in _ABBREVIATED_RE.finditer(block.text):
+            abbr = m.group(2).rstrip("s") if m.group(2).endswith("s") else m.group(2)
+            words = m.group(1).split()
+            term = " ".join(words[-len(abbr) :]) if len(words) >= len(abbr) else ""
+            initials = "".join(w[0] for w in term.split()).upper()
+            if term and initials == abbr.upper() and term[0].isalpha():
+                found.setdefault(term[0].upper() + term[1:], (abbr,))
+    return found
+
+
 def flag_aliases(doc: Document) -> dict[str, tuple[str, ...]]:
     """Long flags with the short forms the document pairs them with: "`-ngl N` (or
     `--n-gpu-layers N`)" and "`-b, --batch-size`" give `--n-gpu-layers`: (`-ngl`,) and
@@ -267,7 +289,7 @@ def evidence_topics(
     limit: int,
     names_taken: Sequence[str] = (),
     aliases: Mapping[str, tuple[str, ...]] | None = None,
-    commands: Sequence[str] = (),
+    known: Sequence[str] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
     """(name, sentence ids) for candidates that enough whole-fact sentences name
     (`min_evidence`; a sentence naming one of its `aliases` counts), best first: precise names
@@ -280,36 +302,39 @@ def evidence_topics(
     found_names: list[str] = []
     for name in candidates:
         key = name_key(name)
-        if not key or key in taken or key in _GENERIC_KEYS or key in short or not is_subject(name):
+        if not key or key in taken or key in _GENERIC_KEYS or key in short:
             continue
+        if name not in known and not is_subject(name):
+            continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
         ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in forms))
         if any(named_only_within(name, ids, other, sentences) for other in found_names):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
         if any(part_of(name, other) for other in names_taken):
             continue
-        if len(ids) >= min_evidence(name, commands):
+        if len(ids) >= min_evidence(name, known):
             found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
             found_names.append(name)
             taken.add(key)
     order = {name: i for i, (name, _) in enumerate(found)}
-    found.sort(key=lambda f: (-topic_weight(f[0], len(f[1]), commands), order[f[0]]))
+    found.sort(key=lambda f: (-topic_weight(f[0], len(f[1]), known), order[f[0]]))
     return found[:limit]
 
 
 PRECISE_WEIGHT = 2  # a flag, identifier or command named once weighs like a phrase named thrice
 
 
-def topic_weight(name: str, facts: int, commands: Sequence[str] = ()) -> int:
+def topic_weight(name: str, facts: int, known: Sequence[str] = ()) -> int:
     """How much a topic deserves one of a source's pages: its facts, and `PRECISE_WEIGHT` more
     for a precise name (`OLLAMA_HOST`, `--threads`, `git credential`): what readers of a
     technical document look up, where a phrase many sentences share ("Properties") is not."""
-    return facts + (PRECISE_WEIGHT if is_precise(name, commands) else 0)
+    return facts + (PRECISE_WEIGHT if is_precise(name, known) else 0)
 
 
-def is_precise(name: str, commands: Sequence[str] = ()) -> bool:
-    """An identifier, flag or variable, or a command the document runs."""
-    if name in commands:
+def is_precise(name: str, known: Sequence[str] = ()) -> bool:
+    """An identifier, flag or variable, or one of the `known` precise names: the commands the
+    document runs and the terms it defines with an abbreviation."""
+    if name in known:
         return True
     return bool(_IDENTIFIER_RE.fullmatch(name)) and "/" not in name and name.count(".") < 2
 
@@ -338,13 +363,13 @@ def _words(text: str) -> list[str]:
     return [name_key(w) for w in re.findall(r"\w+", text)]
 
 
-def min_evidence(name: str, commands: Sequence[str] = ()) -> int:
+def min_evidence(name: str, known: Sequence[str] = ()) -> int:
     """Whole-fact sentences that must name a candidate before it gets a page. An identifier,
     flag, variable or command (`OLLAMA_HOST`, `--threads`, `_PyUnicode_InternMortal`,
     `git credential`) is what readers of technical documents look up, and its name is too
     precise to be mentioned by chance: one sentence will do. Other code-like names (a path, a
     hyphenated word) need one less than a phrase."""
-    if is_precise(name, commands):
+    if is_precise(name, known):
         return 1
     return MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE
 
