@@ -48,6 +48,7 @@ from wikic.query.evidence import Evidence, Packed, pack, words
 from wikic.query.support import MIN_COVER, stems
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
+from wikic.vault.prose_checks import unescape
 from wikic.vault.sources import split_paragraphs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -226,14 +227,11 @@ class Row:
     attempts: dict[str, Attempt] = field(default_factory=dict)
 
 
-_MD_ESCAPE_RE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
-
-
 def _score(item: QAItem, prose: str, declined: bool) -> tuple[bool, tuple[str, ...]]:
-    """Scored on the text as a reader sees it: markdown escapes (`q4\\_0`) resolved."""
+    """Scored on the text as a reader sees it: markdown escapes (`q4\\_0`) and entities undone."""
     if not item.answerable:
         return declined, ()
-    prose = _MD_ESCAPE_RE.sub(r"\1", prose)
+    prose = unescape(prose)
     found = tuple(f for f in item.facts if re.search(f, prose, re.IGNORECASE))
     return (not declined and len(found) == len(item.facts)), found
 
@@ -279,7 +277,7 @@ def _attempt(
     declined = composed.declined is not None
     correct, found = _score(item, composed.prose, declined)
     cited = composed.cited
-    context = _MD_ESCAPE_RE.sub(r"\1", "\n".join(s.text for s in packed.shown))
+    context = unescape("\n".join(s.text for s in packed.shown))
     stats = composed.stats
     return Attempt(
         system,

@@ -247,7 +247,7 @@ def defined_abbreviations(doc: Document) -> dict[str, tuple[str, ...]]:
         if block.toc or block.kind == "code":
             continue
         for m in _ABBREVIATED_RE.finditer(block.text):
-            abbr = m.group(2).rstrip("s") if m.group(2).endswith("s") else m.group(2)
+            abbr = m.group(2).removesuffix("s")  # "SMRs"
             words = m.group(1).split()
             term = " ".join(words[-len(abbr) :]) if len(words) >= len(abbr) else ""
             initials = "".join(w[0] for w in term.split()).upper()

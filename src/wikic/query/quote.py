@@ -7,8 +7,8 @@ was in the shown evidence 96 % of the time, but the model's own sentences stated
 time (bench_compile-corpus6-qa.json): it paraphrased numbers and names away. Why code picks:
 asked for the numbers of the facts that answer, the same model listed the first ones shown
 ([1, 2, 3] for 14 of 20 questions, starting at 1 for 17; bench_quality_corpus6-modelpicks.json),
-so its choice only breaks ties. A few ids also decode in seconds where sentences took a minute. Larger models can write their own
-sentences (`answer_style: write`, `query.compose`).
+so its choice only breaks ties. A few ids also decode in seconds where sentences took a minute.
+Larger models can write their own sentences (`answer_style: write`, `query.compose`).
 
 A quote is a fact whole (a fact is one self-contained sentence) or the sentences of a
 paragraph most about the question, so a citation always holds exactly what is quoted.

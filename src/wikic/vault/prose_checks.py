@@ -146,6 +146,12 @@ def plain(text: str) -> str:
     if "[[" in text:
         text = _CITATION_RE.sub("", text)
         text = _WIKILINK_RE.sub(lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1], text)
+    return unescape(text)
+
+
+def unescape(text: str) -> str:
+    """Markdown escapes and HTML entities undone: the text as a reader sees it (`q4\\_0` is
+    `q4_0`, `&lt;` is `<`)."""
     if "\\" in text:
         text = _ESCAPED_RE.sub(r"\1", text)
     if "&" in text:
@@ -205,7 +211,7 @@ def _only_links(masked: str) -> str | None:
     return "only links, no statement"
 
 
-# "Refer to the section above for …", "as shown below": a sentence about the document's layout
+# "Refer to the section above for …", "The table below lists …": about the document's layout
 _POINTER_RE = re.compile(
     r"\b(?:refer to|see|check|read|follow) (?:the )?(?:\w+ )?(?:section|sections|steps|"
     r"instructions|example|examples|guide|table|list|docs|documentation)? ?(?:above|below)\b"
