@@ -176,16 +176,27 @@ class Bm25:
         return [self.chunks[r[0]] for r in rows]
 
 
+_FENCED_RE = re.compile(r"^\s*(`{3,}|~{3,})[^\n]*\n(.*?)\n?\s*\1\s*$", re.DOTALL)
+
+
+def _unfenced(text: str) -> str:
+    """A fenced code chunk as its code lines on one line, as the wiki's store indexes a source
+    page's code block; other text as it is."""
+    m = _FENCED_RE.match(text)
+    return " ".join(x.strip() for x in m.group(2).split("\n") if x.strip()) if m else text
+
+
 def rag_evidence(index: Bm25, question: str) -> list[Evidence]:
-    """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`."""
+    """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`; a code block
+    is a `code` unit, as on the wiki's source pages (so a lead-in brings its code in both)."""
     ranked = index.rank(question)
     titles = index.titles
     return [
         Evidence(
             page=c.source,
             heading=f"{titles.get(c.source, c.source)} (source)",
-            kind="para",
-            text=c.text,
+            kind="code" if _FENCED_RE.match(c.text) else "para",
+            text=_unfenced(c.text),
             link=c.id,
             score=float(len(ranked) - n),
             ordinal=int(c.block[1:]) if c.block[1:].isdigit() else 0,
@@ -311,7 +322,10 @@ def wiki_block(wiki: Path, target: str) -> str | None:
         text = (wiki / f"{page}.md").read_text(encoding="utf-8")
     except OSError:
         return None
-    for part in re.split(r"\n\s*\n", text):
+    parts = re.split(r"\n\s*\n", text)
+    for n, part in enumerate(parts):
+        if part.strip() == f"^{block}" and n:  # a code block's id stands alone below it
+            return parts[n - 1].strip()
         for line in part.split("\n"):
             if re.search(rf"\s\^{re.escape(block)}\s*$", line):
                 return line if line.lstrip().startswith(("-", "*")) else part.strip()

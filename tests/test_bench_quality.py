@@ -294,3 +294,19 @@ def test_compile_makes_a_wiki_from_the_raw_files(
     monkeypatch.setattr(bq.subprocess, "run", lambda cmd, **_: type("D", (), {"returncode": 1})())
     with pytest.raises(UsageError, match="ingest --all"):
         bq.compile_wiki(tmp_path / "other", raw)
+
+
+def test_code_blocks_are_code_units_in_both_arms(tmp_path: Path) -> None:
+    """Like for like: a raw file's fenced block is a `code` unit for plain retrieval as a source
+    page's is for the wiki, and a citation of a code block resolves to the block above its id."""
+    raw = tmp_path / "raw"
+    _write(raw / "llm.md", "# LLM\n\nSee the aliases path:\n\n```bash\nllm aliases path\n```\n")
+    index = bq.Bm25(bq.chunk_sources(raw))
+    units = {u.link: (u.kind, u.text) for u in bq.rag_evidence(index, "aliases path")}
+    assert units["llm#^p2"] == ("code", "llm aliases path")
+    assert units["llm#^p1"][0] == "para"
+    page = tmp_path / "wiki" / "sources" / "llm.md"
+    _write(page, "# LLM\n\nRun this: ^p1\n\n```bash\nllm aliases path\n```\n\n^p2\n")
+    block = bq.wiki_block(tmp_path / "wiki", "sources/llm#^p2")
+    assert block == "```bash\nllm aliases path\n```"
+    assert bq._holds(block, "`llm aliases path`")

@@ -443,3 +443,105 @@ def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     tie = pack([unit(1, "Port 80 is used."), unit(2, "Port 81 is used.")], ["port"], 400, words)
     assert [u.id for u in select(tie, "Which port is used?", ids=[2])][:1] == [2]
     assert select(tie, "Where do wombats live?") == []  # nothing about the question
+
+
+def test_select_prefers_the_rest_of_the_passage_it_quoted() -> None:
+    """A further quote from the page or source paragraph already quoted needs one new word
+    and outweighs an equal one from elsewhere: the answer reads from one place."""
+    from wikic.query.quote import select
+
+    question = "Which origins does Ollama accept by default, and how can more be added?"
+    ranked = [
+        Evidence(
+            "concepts/origins.md",
+            "Origins (concept)",
+            "fact",
+            "Ollama accepts origins 127.0.0.1 and 0.0.0.0 by default.",
+            "concepts/origins#^f-1",
+            1.0,
+            holds="sources/faq#^p15",
+        ),
+        Evidence(
+            "sources/faq.md",
+            "FAQ (source)",
+            "para",
+            "Add more with the OLLAMA_ORIGINS environment variable.",
+            "sources/faq#^p15",
+            0.5,
+            ordinal=15,
+        ),
+        Evidence(
+            "concepts/plugins.md",
+            "Plugins (concept)",
+            "fact",
+            "Plugins are added with a command.",
+            "concepts/plugins#^f-2",
+            0.4,
+        ),
+    ]
+    packed = pack(ranked, words(question), 400, words)
+    texts = [u.text for u in select(packed, question)]
+    assert texts[0].startswith("Ollama accepts origins")
+    assert texts[1] == "Add more with the OLLAMA_ORIGINS environment variable."  # its paragraph
+    assert len(texts) == 2
+
+
+def test_a_lead_in_brings_its_code_block_into_the_evidence_and_the_quote() -> None:
+    from wikic.query.quote import select
+
+    def para(n: int, text: str, kind: str = "para", score: float = 1.0) -> Evidence:
+        return Evidence(
+            "sources/llm.md", "LLM (source)", kind, text, f"sources/llm#^p{n}", score, ordinal=n
+        )
+
+    question = "How do you find the path of the aliases file?"
+    ranked = [
+        para(18, "To see the path to the aliases file, run this:"),
+        para(5, "Aliases are listed with a command.", score=0.9),
+        para(30, "llm aliases list", "code", 0.2),
+        para(19, "llm aliases path", "code", 0.1),  # ranked last: brought by its lead-in
+    ]
+    packed = pack(ranked, words(question), 30, words)
+    shown = [s.text for s in packed.shown]
+    assert shown.index("llm aliases path") == shown.index(ranked[0].text) + 1
+    assert "[2] `llm aliases path`" in packed.text  # shown as code
+    quoted = [u.evidence.link for u in select(packed, question)]
+    assert quoted[:2] == ["sources/llm#^p18", "sources/llm#^p19"]
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    composed = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=9)
+    assert composed.answer.startswith(
+        "To see the path to the aliases file, run this: [[sources/llm#^p18]] "
+        "`llm aliases path` [[sources/llm#^p19]]"
+    )
+
+
+def test_a_code_block_is_quoted_as_inline_code_cut_to_its_first_words() -> None:
+    from wikic.query.evidence import code_span
+
+    code = "cat `x` " + " ".join(f"arg{n}" for n in range(200))
+    unit = Shown(1, Evidence("sources/s.md", "S", "code", code, "sources/s#^p2", 1.0), code, 0)
+    quoted = quote_text(unit, "What does cat do?", words)
+    assert quoted.startswith("``cat `x` arg0") and quoted.endswith(" …``")
+    assert words(quoted) <= QUOTE_TOKENS
+    assert code_span("`a`") == "`` `a` ``"
+
+
+def test_code_blocks_of_source_pages_are_retrieved_with_their_block_ids(wiki) -> None:
+    """A code block (`^pN` alone below its fence, in a list item too) is a `code` unit: the
+    command a question asks for is often only in its example."""
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/aliases.md": "---\ntype: source\ntitle: Aliases\n---\n\n# Aliases\n\n"
+            "## Text\n\nTo see the path to the aliases file, run this: ^p1\n\n"
+            "```bash\nllm aliases path\n```\n\n^p2\n\n"
+            "1. Remove an alias: ^p3\n\n   ```bash\n   llm aliases remove turbo\n   ```\n\n   ^p4\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "Which command removes an alias, and which prints its path?")
+    code = {e.link: e.text for e in found.evidence if e.kind == "code"}
+    assert code == {
+        "sources/aliases#^p2": "llm aliases path",
+        "sources/aliases#^p4": "llm aliases remove turbo",
+    }

@@ -17,7 +17,7 @@ UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the q
 MIN_UNIT_TOKENS = 12  # a cut shorter than this is not worth its tokens
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
 _WORD_RE = re.compile(r"[^\W_]+")
-KIND_ORDER = {"overview": 0, "fact": 1, "para": 2}
+KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "code": 2}  # a code block after its lead-in
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Evidence:
 
     page: str
     heading: str
-    kind: str  # fact | para | overview
+    kind: str  # fact | para | code | overview
     text: str
     link: str | None
     score: float
@@ -120,11 +120,34 @@ def _without_shown(text: str, shown: list[str]) -> str | None:
     return text if words(text) else None
 
 
+def code_span(code: str) -> str:
+    """`code` as inline code, fenced by more backticks than it holds in a row."""
+    ticks = "`" * (max((len(r) for r in re.findall(r"`+", code)), default=0) + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{ticks}{pad}{code}{pad}{ticks}"
+
+
+def head(text: str, budget: int, count: TokenCounter) -> str:
+    """The first words of `text` that fit in `budget` tokens, with `…` when cut (code: it has
+    no sentences to choose from)."""
+    if count(text) <= budget:
+        return text
+    kept = text.split()
+    while kept and count(" ".join(kept) + " …") > budget:
+        kept = kept[: max(0, min(len(kept) - 1, len(kept) * 3 // 4))]
+    return " ".join(kept) + " …" if kept else ""
+
+
+def unit_text(e: Evidence, text: str) -> str:
+    """A unit as shown and quoted: a code block as inline code."""
+    return code_span(text) if e.kind == "code" else text
+
+
 def _render_unit(n: int, e: Evidence, text: str) -> str:
     if not n:
         return text
     label = f"{e.section}: " if e.section else ""
-    return f"[{n}] {label}{text}"
+    return f"[{n}] {label}{unit_text(e, text)}"
 
 
 def pack(
@@ -135,27 +158,51 @@ def pack(
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
-    page order, citable ones numbered from 1."""
+    page order, citable ones numbered from 1. A lead-in ("To see the path, run this:") brings
+    the code block that follows it when that was found too: one without the other says nothing."""
     chosen: list[tuple[Evidence, str, int]] = []
     used = 0
-    for e in ranked:
+
+    def take(e: Evidence) -> bool:
+        nonlocal used
         text = _without_shown(" ".join(e.text.split()), [t for _, t, _ in chosen])
         if text is None:
-            continue
+            return False
         tokens = count(text)
         if tokens > UNIT_TOKENS:
-            text = excerpt(text, query_words, UNIT_TOKENS, count)
+            text = (
+                head(text, UNIT_TOKENS, count)
+                if e.kind == "code"
+                else excerpt(text, query_words, UNIT_TOKENS, count)
+            )
             tokens = count(text)
             if tokens < MIN_UNIT_TOKENS:
-                continue
+                return False
         cost = tokens + 4  # the "[n] " label and the line break
         if all(c[0].page != e.page for c in chosen):
             cost += count(_heading(e)) + 2
         if used + cost > budget:
-            continue
+            return False
         chosen.append((e, text, cost))
         used += cost
+        return True
+
+    for e in ranked:
+        if take(e) and e.kind == "para" and e.text.rstrip().endswith(":"):
+            code = next((c for c in ranked if follows(c, e)), None)
+            if code is not None and all(c is not code for c, _, _ in chosen):
+                take(code)
     return _render(chosen, budget, count)
+
+
+def follows(code: Evidence, lead_in: Evidence) -> bool:
+    """Whether `code` is the code block right after the paragraph `lead_in` on its page."""
+    return (
+        code.kind == "code"
+        and code.page == lead_in.page
+        and code.ordinal == lead_in.ordinal + 1
+        and lead_in.text.rstrip().endswith(":")
+    )
 
 
 def _heading(e: Evidence) -> str:

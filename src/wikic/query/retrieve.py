@@ -17,8 +17,9 @@ SEARCH_LIMIT = 80  # passages taken from FTS before ranking and packing
 LINK_HOP_FROM = 3  # the best this many pages lend a boost to the pages they link with
 HOP_BOOST = 1.25
 # Facts first: a compiled fact is one self-contained sentence, a paragraph spends more tokens
-# on the same point, an overview is a summary the model cannot cite.
-KIND_WEIGHT = {"fact": 1.0, "para": 0.9, "overview": 0.7}
+# on the same point, a code block is an example (the command a question asks for may be only
+# there), an overview is a summary the model cannot cite.
+KIND_WEIGHT = {"fact": 1.0, "para": 0.9, "code": 0.8, "overview": 0.7}
 
 
 @dataclass(frozen=True)

@@ -324,6 +324,8 @@ _SUBHEADING_RE = re.compile(r"^#{3,6}[ \t]+(.+?)[ \t#]*$")
 _BULLET_LINE_RE = re.compile(r"^[-*+] +")
 _PARA_BLOCK_RE = re.compile(r"\s\^(p\d+)\s*$")
 _BLOCK_RE = re.compile(r"\S(?:.|\n(?![ \t]*\n))*")  # a run of non-blank lines
+_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_ALONE_ID_RE = re.compile(r"^[ \t]*\^(p\d+)[ \t]*$")
 
 
 def _fact_sections(section_text: str | None) -> list[str]:
@@ -363,13 +365,55 @@ def page_passages(page: Page, sections: Body, claims: list[Claim]) -> list[Passa
         cited = f"{cite.target}#^{cite.block}" if cite else None
         found.append(Passage("fact", claim.ordinal, claim.block, claim.text, cited, section))
     if page.type == "source":
-        masked = mask_code(page.body)  # offsets kept: a block id inside code is not one
-        for m in _BLOCK_RE.finditer(masked):
-            end = _PARA_BLOCK_RE.search(m.group(0))
-            if end:
-                lines = page.body[m.start() : m.start() + end.start()].split("\n")
-                text = "\n".join(x for x in lines if not x.startswith("#"))  # a heading above
-                prose = " ".join(search_text(text).split())
-                if prose:
-                    found.append(Passage("para", int(end.group(1)[1:]), end.group(1), prose))
+        found += _source_blocks(page.body)
+    return found
+
+
+def _source_blocks(body: str) -> list[Passage]:
+    """A source page's numbered blocks: paragraphs (`para`), and code blocks (`code`, their
+    lines verbatim: a command a reader asks for is often only in its example), whose `^pN`
+    stands on its own line after the closing fence."""
+    found: list[Passage] = []
+    masked = mask_code(body)  # offsets kept: a block id inside code is not one
+    for m in _BLOCK_RE.finditer(masked):
+        end = _PARA_BLOCK_RE.search(m.group(0))
+        if end:
+            lines = body[m.start() : m.start() + end.start()].split("\n")
+            text = "\n".join(x for x in lines if not x.startswith("#"))  # a heading above
+            prose = " ".join(search_text(text).split())
+            if prose:
+                found.append(Passage("para", int(end.group(1)[1:]), end.group(1), prose))
+    for block, code in _code_blocks(body.split("\n")):
+        if code:
+            found.append(Passage("code", int(block[1:]), block, code))
+    return sorted(found, key=lambda x: x.ordinal)
+
+
+def _code_blocks(lines: list[str]) -> list[tuple[str, str]]:
+    """(block id, code on one line) of each fenced block followed, after blank lines, by a
+    `^pN` alone on its line (as `render_source_body` writes them, in list items too)."""
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(lines):
+        opening = _FENCE_RE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        fence = opening.group(1)
+        end = i + 1
+        while end < len(lines) and not (
+            (m := _FENCE_RE.match(lines[end]))
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and not lines[end].strip()[len(m.group(1)) :].strip()
+        ):
+            end += 1
+        after = end + 1
+        while after < len(lines) and not lines[after].strip():
+            after += 1
+        alone = _ALONE_ID_RE.match(lines[after]) if after < len(lines) else None
+        if alone:
+            code = " ".join(x.strip() for x in lines[i + 1 : end] if x.strip())
+            found.append((alone.group(1), code))
+        i = end + 1
     return found
