@@ -422,3 +422,51 @@ def test_a_term_defined_with_its_abbreviation_is_a_topic_named_by_either() -> No
         known=list(defined),
     )
     assert [(name, len(ids)) for name, ids in found] == [("Safe memory reclamation", 2)]
+
+
+ALIASES_DOC = """# Model aliases
+
+## Listing aliases
+
+To list current aliases, run this:
+
+```bash
+llm aliases
+```
+
+## Removing an alias
+
+The `llm aliases remove <alias>` command will remove the specified alias:
+
+```bash
+llm aliases remove turbo
+```
+
+## Notes
+
+A script may call it too:
+
+```python
+subprocess.run(["echo", "see llm aliases remove"])
+```
+
+```bash
+llm aliases remove gpt4
+```
+"""
+
+
+def test_a_command_page_gets_the_code_blocks_that_run_it() -> None:
+    from wikic.ingest.structure import code_examples
+
+    doc = parse_document(ALIASES_DOC, filename="aliases.md")
+    sentences = fact_sentences(doc)
+    facts = [s.id for s in sentences if "remove the specified alias" in s.text]
+    blocks = code_examples(doc, "llm aliases remove", facts, sentences)
+    texts = [doc.block(b).text.strip() for b in blocks]
+    # its own section first, then a block that runs it over one that only mentions it
+    assert texts == ["llm aliases remove turbo", "llm aliases remove gpt4"]
+    assert [doc.block(b).text.strip() for b in code_examples(doc, "llm aliases", [], sentences)][
+        :1
+    ] == ["llm aliases"]  # the bare command, not `llm aliases remove` only
+    assert code_examples(doc, "wombat", facts, sentences) == ()

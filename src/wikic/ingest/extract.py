@@ -23,11 +23,13 @@ from wikic.ingest.schemas import extraction_model
 from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
     PRECISE_WEIGHT,
+    code_examples,
     code_terms,
     defined_abbreviations,
     defined_terms,
     evidence_topics,
     flag_aliases,
+    is_code_like,
     is_precise,
     part_of,
     section_topics,
@@ -180,6 +182,13 @@ def finish_extraction(
         )
         topics = [
             replace(t, facts=with_paragraph(with_followers(t.facts, sentences), sentences))
+            for t in topics
+        ]
+        known = command_names(doc)
+        topics = [
+            replace(t, usage=code_examples(doc, t.name, t.facts, sentences))
+            if not t.usage and (t.precise or is_precise(t.name, known) or is_code_like(t.name))
+            else t
             for t in topics
         ]
     return Extraction(

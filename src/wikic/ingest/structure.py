@@ -72,6 +72,7 @@ _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Za-z]
 MAX_HEADING_WORDS = 6
 FACTS_PER_SECTION_TOPIC = 8
 USAGE_PER_TOPIC = 2
+MAX_USAGE_LINES = 24  # a longer code block is a listing, not an example
 MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
 _CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\w-]*){1,3}")
 _FLAG_ARG_RE = re.compile(r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+))$")
@@ -435,3 +436,24 @@ def names_sentence(name: str, text: str) -> bool:
     if is_code_like(name):
         return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
     return names_in([name], text)
+
+
+def code_examples(
+    doc: Document, name: str, facts: Sequence[str], sentences: Sequence[Sentence]
+) -> tuple[str, ...]:
+    """Code blocks that use `name` (a command, flag or identifier: `llm aliases remove`,
+    `--json`), at most `USAGE_PER_TOPIC`: a command's page shows how it is run. Blocks of the
+    sections its facts (sentence ids) come from first, then a block with a line that starts
+    with the name (it is run, not mentioned), then document order."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+    paragraphs = {s.paragraph for s in sentences if s.id in set(facts)}
+    sections = {doc.block(p).section for p in paragraphs}
+    found: list[tuple[bool, bool, int, str]] = []
+    for n, block in enumerate(doc.blocks):
+        if block.kind != "code" or block.text.count("\n") >= MAX_USAGE_LINES:
+            continue
+        if not pattern.search(block.text):
+            continue
+        runs = any(line.lstrip("$ ").startswith(name) for line in block.text.splitlines())
+        found.append((block.section not in sections, not runs, n, block.id))
+    return tuple(b for *_, b in sorted(found)[:USAGE_PER_TOPIC])

@@ -23,6 +23,7 @@ from wikic.ingest.schemas import (
     page_update_model,
     source_summary_model,
 )
+from wikic.ingest.structure import MAX_USAGE_LINES
 from wikic.ingest.text import quote
 from wikic.llm.backend import (
     EMPTY_STATS,
@@ -49,7 +50,6 @@ from wikic.vault.topic_page import (
 from wikic.vault.tree import Vault
 
 MAX_OLD_FACTS = 10
-MAX_USAGE_LINES = 24
 MAX_SECTION_LINKS = 4
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'”’)]*(?=\s|$)")
 MAX_KEY_CLAIMS = 12
