@@ -470,3 +470,48 @@ def test_a_command_page_gets_the_code_blocks_that_run_it() -> None:
         :1
     ] == ["llm aliases"]  # the bare command, not `llm aliases remove` only
     assert code_examples(doc, "wombat", facts, sentences) == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "texts", "clause"),
+    [
+        (
+            "llama accepts",
+            ["So that llama accepts the `-ngl N` flag.", "llama accepts a `-t N`."],
+            True,
+        ),
+        ("running llama", ["When running llama, it prints.", "When running llama, set N."], True),
+        (
+            "model aliases",
+            ["LLM supports model aliases, which help.", "The model aliases file."],
+            False,
+        ),
+        (
+            "prompt caching",
+            ["Use prompt caching to reuse a prefix.", "prompt caching is fast."],
+            False,
+        ),
+        (
+            "sliding window",
+            ["A sliding window of 4096 tokens.", "The sliding window moves."],
+            False,
+        ),
+        ("Ollama accepts", ["Ollama accepts the flag."], False),  # a capitalised name: not judged
+    ],
+)
+def test_a_phrase_used_as_a_clause_names_no_page(name: str, texts: list[str], clause: bool) -> None:
+    from wikic.ingest.structure import reads_as_clause
+
+    assert reads_as_clause(name, texts) is clause
+
+
+def test_evidence_topics_skip_a_clause_but_keep_a_known_command() -> None:
+    doc = parse_document(
+        "# Tips\n\nMake sure llama accepts the flag here. Then llama accepts the other flag "
+        "too. Also llama accepts the third flag.\n",
+        filename="tips.md",
+    )
+    sentences = fact_sentences(doc)
+    assert evidence_topics(["llama accepts"], sentences, set(), limit=5) == []
+    kept = evidence_topics(["llama accepts"], sentences, set(), limit=5, known=["llama accepts"])
+    assert [name for name, _ in kept] == ["llama accepts"]

@@ -32,6 +32,7 @@ from wikic.ingest.structure import (
     is_code_like,
     is_precise,
     part_of,
+    reads_as_clause,
     section_topics,
     subject_name,
     title_topic,
@@ -174,9 +175,14 @@ def finish_extraction(
             t for t in model_topics if len(t.facts) < 2 and t.name.islower() and " " not in t.name
         ]
         notes += [f"dropped topic {t.name!r}: an example word, one fact" for t in example]
+        # "llama accepts" (… the `-ngl N` flag), "running llama": the source's clauses
+        texts = [s.text for s in sentences]
+        clauses = [t for t in model_topics if t not in example and reads_as_clause(t.name, texts)]
+        notes += [f"dropped topic {t.name!r}: a clause, not a name" for t in clauses]
+        unfit = [*example, *clauses]
         found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
         topics = merge_topics(
-            [*found, *(t for t in model_topics if t not in example)],
+            [*found, *(t for t in model_topics if t not in unfit)],
             config.max_claims_per_section * max(1, len(windows))
             + FACTS_PER_SECTION_TOPIC * len(found),
         )

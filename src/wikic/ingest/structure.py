@@ -282,6 +282,28 @@ def is_subject(name: str) -> bool:
     return not any(w in _FILLER for w in words)
 
 
+# a verb's object starts after it; an -ing clause starts after one of these
+_OBJECT_START = frozenset({"a", "an", "the", "its", "their", "this", "these", "that", "your"})
+_CLAUSE_START = frozenset({"when", "while", "before", "after", "by", "if", "without"})
+
+
+def reads_as_clause(name: str, texts: Sequence[str]) -> bool:
+    """Whether the source uses a lower-case phrase mostly inside a clause, not as a name: a
+    subject and its verb before an object ("llama accepts the `-ngl N` flag") or an -ing
+    clause ("When running llama, …"). Such a phrase names no page."""
+    if " " not in name or not name.islower():
+        return False
+    gerund = name.split()[0].endswith("ing")
+    pattern = re.compile(rf"(?:(\w+)\s+)?(?<!\w){re.escape(name)}(?!\w)(?:\s+(\w+))?", re.I)
+    uses = clauses = 0
+    for text in texts:
+        for m in pattern.finditer(text):
+            uses += 1
+            before, after = (m.group(1) or "").casefold(), (m.group(2) or "").casefold()
+            clauses += after in _OBJECT_START or (gerund and before in _CLAUSE_START)
+    return uses > 0 and 2 * clauses > uses
+
+
 def evidence_topics(
     candidates: Sequence[str],
     sentences: Sequence[Sentence],
@@ -309,6 +331,8 @@ def evidence_topics(
             continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
         ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in forms))
+        if name not in known and reads_as_clause(name, [s.text for s in sentences]):
+            continue
         if any(named_only_within(name, ids, other, sentences) for other in found_names):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
         if any(part_of(name, other) for other in names_taken):
