@@ -515,3 +515,28 @@ def test_evidence_topics_skip_a_clause_but_keep_a_known_command() -> None:
     assert evidence_topics(["llama accepts"], sentences, set(), limit=5) == []
     kept = evidence_topics(["llama accepts"], sentences, set(), limit=5, known=["llama accepts"])
     assert [name for name, _ in kept] == ["llama accepts"]
+
+
+def test_a_one_word_heading_takes_the_name_the_prose_qualifies_it_with() -> None:
+    from wikic.ingest.structure import specific_name
+
+    server = [
+        "Git LFS needs a URL endpoint to talk to a remote server.",
+        "The Git LFS server is found from the remote. Ask the Git LFS server for it.",
+    ]
+    assert specific_name("Server", server, "Git LFS Specification") == "Git LFS server"
+    state = ["The intern state (retrieved by x) can be:", "The other cases don't change the state."]
+    assert specific_name("State", state, "String interning") == "intern state"
+    pointer = ["Pointer files are text files. A text pointer is small."]
+    assert specific_name("Pointer", pointer, "Git LFS Specification") is None  # not the subject's
+    assert specific_name("GPU", ["the NVIDIA GPU"], "NVIDIA GPU guide") is None  # an acronym
+
+
+def test_section_topics_name_a_one_word_heading_as_the_prose_does() -> None:
+    doc = parse_document(
+        "# String interning\n\n## State\n\nThe intern state of a string can be one of four "
+        "values. It is stored in the string object itself.\n",
+        filename="interning.md",
+    )
+    (topic,) = section_topics(doc, fact_sentences(doc))
+    assert (topic.name, topic.aliases) == ("intern state", ("State",))

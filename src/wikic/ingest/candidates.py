@@ -32,6 +32,7 @@ _STOP = {
     "almost", "nothing", "something", "anything", "everything", "make", "makes", "made",
     "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
 }  # fmt: skip
+STOP_WORDS = frozenset(_STOP)  # function words: never the start of a name
 _MONTHS = {
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",

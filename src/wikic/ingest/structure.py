@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from wikic.ingest.candidates import STOP_WORDS
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
 from wikic.vault.document import Document
@@ -176,6 +177,9 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         if not facts:
             continue  # a heading with nothing citable under it makes an empty page
         name, aliases = split_abbreviation(name)
+        specific = specific_name(name, [b.text for b in blocks if b.kind != "code"], doc.title)
+        if specific is not None:
+            name, aliases = specific, (name, *aliases)
         found.append(
             SectionTopic(
                 name,
@@ -186,6 +190,44 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
             )
         )
     return found
+
+
+def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:
+    """The name the section's prose gives the thing a one-word heading names, qualified by the
+    document's subject: under "String interning", "State" is the "intern state"; under "Git
+    LFS Specification", "Server" is the "Git LFS server" (a capitalised run or one plain word
+    before it that shares a stem with the `title`, the most frequent, then the first). None
+    when the prose never qualifies it so ("a remote server" is one server, not the page), or
+    the heading is an acronym or code."""
+    if " " in word or not word.isalpha() or any(c.isupper() for c in word[1:]):
+        return None
+    pattern = re.compile(
+        rf"\b((?:[A-Z][\w-]*\s+){{1,3}}|[a-z][a-z-]{{2,}}\s+)((?i:{re.escape(word)}))\b"
+    )
+    skip = STOP_WORDS | _PHRASE_WORDS | _FILLER | {word.casefold()}
+    subject = {_stem(w) for w in re.findall(r"[A-Za-z]+", title) if w.casefold() not in skip}
+    found: dict[str, tuple[int, str]] = {}  # key: (count, spelling)
+    for text in texts:
+        for m in pattern.finditer(text):
+            before = m.group(1).split()
+            while before and before[0].casefold() in skip:
+                before = before[1:]  # "The Git LFS server": the article is no part of it
+            if not before or not any(_stem(w) in subject for w in before):
+                continue
+            phrase = " ".join(
+                (*before, m.group(2).casefold() if before[-1].islower() else m.group(2))
+            )
+            key = phrase.casefold()
+            count, spelling = found.get(key, (0, phrase))
+            found[key] = (count + 1, spelling)
+    if not found:
+        return None
+    best = max(found.values(), key=lambda f: f[0])  # max keeps the first of equals
+    return best[1]
+
+
+def _stem(word: str) -> str:
+    return word.casefold()[:5]
 
 
 def defined_terms(doc: Document) -> list[str]:
