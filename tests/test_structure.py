@@ -540,3 +540,15 @@ def test_section_topics_name_a_one_word_heading_as_the_prose_does() -> None:
     )
     (topic,) = section_topics(doc, fact_sentences(doc))
     assert (topic.name, topic.aliases) == ("intern state", ("State",))
+
+
+def test_a_one_word_code_name_and_its_kind_word_make_a_name() -> None:
+    from wikic.ingest.structure import kind_names
+
+    doc = parse_document(
+        "# Git LFS\n\nGit LFS uses the `clean` and `smudge` filters. The `clean` filter runs "
+        "as files are added. Run the `pointer` command to check. Use `--force` flag and the "
+        "`clean` way.\n\n```sh\ngit lfs clean filter\n```\n",
+        filename="lfs.md",
+    )
+    assert kind_names(doc) == ["smudge filter", "clean filter", "pointer command"]

@@ -31,6 +31,7 @@ from wikic.ingest.structure import (
     flag_aliases,
     is_code_like,
     is_precise,
+    kind_names,
     part_of,
     reads_as_clause,
     section_topics,
@@ -304,9 +305,10 @@ def _code_topics(
     taken = {name_key(n) for n in taken_names}
     defined = defined_abbreviations(doc)
     flags = {**defined, **flag_aliases(doc)}
-    known = [*command_names(doc), *defined]
+    kinds = kind_names(doc)
+    known = [*command_names(doc), *defined, *kinds]
     found = evidence_topics(
-        [*names, *(t for t in defined if t not in names)],
+        [*names, *(t for t in (*defined, *kinds) if t not in names)],
         sentences,
         taken,
         limit=max(0, max_pages - len(structural)),

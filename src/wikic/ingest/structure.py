@@ -277,6 +277,34 @@ def code_terms(doc: Document) -> list[str]:
     return spans + sorted(prose, key=lambda s: (-prose[s], s))
 
 
+# what a one-word code name is ("the `clean` filter"), singular
+_KIND_WORDS = (
+    "filter", "command", "option", "flag", "hook", "function", "method", "parameter",
+    "setting", "field", "subcommand", "directive", "attribute", "macro",
+)  # fmt: skip
+_KIND_RE = re.compile(rf"^\s+({'|'.join(_KIND_WORDS)})s?\b")
+
+
+def kind_names(doc: Document) -> list[str]:
+    """Names a one-word code span makes with the kind word after it: "the `clean` filter" names
+    the "clean filter", "the `pointer` command" the "pointer command" (`clean` alone is any
+    word), in document order."""
+    found: dict[str, None] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind == "code":
+            continue
+        here: list[tuple[int, str]] = []
+        for span in dict.fromkeys(block.code_spans):
+            if not re.fullmatch(r"[a-z][a-z-]{2,}", span):
+                continue
+            for m in re.finditer(rf"(?<![\w-]){re.escape(span)}(?![\w-])", block.text):
+                kind = _KIND_RE.match(block.text[m.end() :])
+                if kind:
+                    here.append((m.start(), f"{span} {kind.group(1)}"))
+        found.update((name, None) for _, name in sorted(here))
+    return list(found)
+
+
 # "Safe memory reclamation (SMR)": a term the document defines with its abbreviation
 _ABBREVIATED_RE = re.compile(r"\b([A-Za-z][\w-]*(?:\s+[\w-]+){1,5}?)\s+\(([A-Z][A-Z0-9]{1,9}s?)\)")
 
