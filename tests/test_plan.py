@@ -46,3 +46,13 @@ def test_two_topics_that_are_one_page_keep_both_facts_and_usage(tmp_path) -> Non
     assert target.title == "llama-bench" and merged.facts == ("s1", "s3")
     assert merged.usage == ("p2", "p4") and merged.from_heading
     assert merged.aliases == ("Llama bench", "lb")
+
+
+def test_a_common_term_takes_only_a_page_no_other_topic_wants() -> None:
+    from wikic.ingest.extract import Topic
+
+    stdin = Topic("STDIN", "concept", (), ("s1", "s2", "s3", "s4", "s5"))
+    track = Topic("git lfs track", "concept", (), ("s6",), precise=True)
+    assert stdin.weight == 0 < track.weight == 3
+    heading = Topic("Linux", "concept", (), ("s1", "s2"), from_heading=True)
+    assert heading.weight == 2  # a heading names it: the document is about it

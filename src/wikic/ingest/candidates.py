@@ -173,7 +173,8 @@ def command_names(doc: Document) -> list[str]:
     """Programs and subcommands the document shows being run, most used first. A line of a
     shell block (`$ ./llama-bench -o csv`) names the longest part of its command that the prose
     also names ("llama-bench"); an inline command (`llm aliases set <alias> <model-id>`) names
-    itself, when its program is run in a block or it has an option."""
+    itself, when its program is run in a block, it has an option or the prose calls it a
+    command ("the `git lfs track` command")."""
     prose = " ".join(b.text for b in doc.blocks if b.kind != "code")
     counts: Counter[str] = Counter()
     programs: set[str] = set()
@@ -195,7 +196,8 @@ def command_names(doc: Document) -> list[str]:
         for span in block.code_spans:
             words = _command(span)
             option = any(t.startswith("-") for t in span.split()[1:])
-            if len(span.split()) > 1 and words and (words[0] in programs or option):
+            called = re.search(rf"(?<![\w-]){re.escape(span)}\s+commands?\b", block.text)
+            if len(span.split()) > 1 and words and (words[0] in programs or option or called):
                 counts[" ".join(words)] += 1
     return sorted(counts, key=lambda c: -counts[c])
 

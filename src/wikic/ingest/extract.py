@@ -30,6 +30,7 @@ from wikic.ingest.structure import (
     evidence_topics,
     flag_aliases,
     is_code_like,
+    is_common_term,
     is_precise,
     kind_names,
     part_of,
@@ -69,7 +70,11 @@ class Topic:
 
     @property
     def weight(self) -> int:
-        """Its claim to one of the source's pages (`structure.topic_weight`)."""
+        """Its claim to one of the source's pages (`structure.topic_weight`); a term of every
+        technical text (`STDIN`, `URL`, `GPU`) only takes a page no other topic wants, unless
+        a heading names it."""
+        if not self.from_heading and is_common_term(self.name):
+            return 0
         return len(self.facts) + (PRECISE_WEIGHT if self.precise else 0)
 
 

@@ -417,6 +417,17 @@ def evidence_topics(
 
 
 PRECISE_WEIGHT = 2  # a flag, identifier or command named once weighs like a phrase named thrice
+# terms of every technical text: a page about one says nothing the reader looks up here
+_COMMON_TERMS = frozenset({
+    "stdin", "stdout", "stderr", "url", "urls", "uri", "http", "https", "api", "cpu", "cpus",
+    "gpu", "gpus", "ram", "vram", "os", "id", "ids", "utf8", "ascii", "json", "yaml", "csv",
+    "html", "sql", "linux", "macos", "windows",
+})  # fmt: skip
+
+
+def is_common_term(name: str) -> bool:
+    """`STDIN`, `URL`, `GPU`, `Linux`: a name every technical text uses."""
+    return name_key(name) in _COMMON_TERMS
 
 
 def topic_weight(name: str, facts: int, known: Sequence[str] = ()) -> int:
