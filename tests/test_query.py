@@ -545,3 +545,43 @@ def test_code_blocks_of_source_pages_are_retrieved_with_their_block_ids(wiki) ->
         "sources/aliases#^p2": "llm aliases path",
         "sources/aliases#^p4": "llm aliases remove turbo",
     }
+
+
+def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None:
+    """Source-page list items and tables are blocks of their own (one id each); a lead-in
+    ("The required keys are:") found by search brings the items after it, which are quoted
+    whole after it, though an item shares no word with the question."""
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/spec.md": "---\ntype: source\ntitle: Spec\n---\n\n# Spec\n\n## Text\n\n"
+            "The required pointer keys are: ^p1\n\n"
+            "* `version` is a URL naming the spec. ^p2\n* `oid` is the object id. ^p3\n"
+            "* `size` is in bytes. ^p4\n\nUnrelated wombats dig burrows. ^p5\n\n"
+            "| key | type |\n| --- | --- |\n| size | int |\n\n^p6\n"
+        },
+    )
+    question = "Which keys must a pointer contain?"
+    with open_store(wiki) as store:
+        found = retrieve(store, question)
+    spec = sorted(
+        (e.ordinal, e.kind, e.text) for e in found.evidence if e.page == "sources/spec.md"
+    )
+    assert spec[:4] == [
+        (1, "para", "The required pointer keys are:"),
+        (2, "item", "`version` is a URL naming the spec."),
+        (3, "item", "`oid` is the object id."),
+        (4, "item", "`size` is in bytes."),  # no word of the question: brought by the lead-in
+    ]
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    result = answer_question(wiki, question, backend=backend)
+    assert (
+        "The required pointer keys are: [[sources/spec#^p1]] `version` is a URL naming the "
+        "spec [[sources/spec#^p2]]. `oid` is the object id [[sources/spec#^p3]]. `size` is in "
+        "bytes [[sources/spec#^p4]]." in result.answer
+    )
+    with open_store(wiki) as store:
+        table = [
+            e for e in retrieve(store, "What type is the size key?").evidence if e.kind == "table"
+        ]
+    assert [(e.link, e.text) for e in table] == [("sources/spec#^p6", "key | type; size | int")]

@@ -17,7 +17,8 @@ UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the q
 MIN_UNIT_TOKENS = 12  # a cut shorter than this is not worth its tokens
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
 _WORD_RE = re.compile(r"[^\W_]+")
-KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "code": 2}  # a code block after its lead-in
+# blocks of a source in their order: a list, code block or table after its lead-in
+KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "item": 2, "code": 2, "table": 2}
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Evidence:
 
     page: str
     heading: str
-    kind: str  # fact | para | code | overview
+    kind: str  # fact | para | item | table | code | overview
     text: str
     link: str | None
     score: float
@@ -158,8 +159,9 @@ def pack(
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
-    page order, citable ones numbered from 1. A lead-in ("To see the path, run this:") brings
-    the code block that follows it when that was found too: one without the other says nothing."""
+    page order, citable ones numbered from 1. A lead-in ("To see the path, run this:", "The
+    required keys are:") brings the code block, list items or table it introduces (`introduced`):
+    one without the other says nothing."""
     chosen: list[tuple[Evidence, str, int]] = []
     used = 0
 
@@ -172,7 +174,7 @@ def pack(
         if tokens > UNIT_TOKENS:
             text = (
                 head(text, UNIT_TOKENS, count)
-                if e.kind == "code"
+                if e.kind in ("code", "table")
                 else excerpt(text, query_words, UNIT_TOKENS, count)
             )
             tokens = count(text)
@@ -188,21 +190,37 @@ def pack(
         return True
 
     for e in ranked:
-        if take(e) and e.kind == "para" and e.text.rstrip().endswith(":"):
-            code = next((c for c in ranked if follows(c, e)), None)
-            if code is not None and all(c is not code for c, _, _ in chosen):
-                take(code)
+        if take(e):
+            for unit in introduced(e, ranked):
+                if any(c is unit for c, _, _ in chosen) or not take(unit):
+                    break
     return _render(chosen, budget, count)
 
 
-def follows(code: Evidence, lead_in: Evidence) -> bool:
-    """Whether `code` is the code block right after the paragraph `lead_in` on its page."""
-    return (
-        code.kind == "code"
-        and code.page == lead_in.page
-        and code.ordinal == lead_in.ordinal + 1
-        and lead_in.text.rstrip().endswith(":")
-    )
+FOLLOWER_KINDS = ("item", "code", "table")  # what a lead-in ending with ':' introduces
+MAX_FOLLOWERS = 6
+
+
+def is_lead_in(e: Evidence) -> bool:
+    """A source paragraph or list item ending with ':' ("The required keys are:", "If the
+    content matches the pointer format:" above its nested steps)."""
+    return e.kind in ("para", "item") and e.text.rstrip().endswith(":")
+
+
+def introduced(lead_in: Evidence, pool: Sequence[Evidence]) -> list[Evidence]:
+    """The units of `pool` that the paragraph `lead_in` ("The required keys are:", "run
+    this:") introduces: the list items, code block or table right after it on its page, in
+    order, while each is in `pool` (at most `MAX_FOLLOWERS`)."""
+    if not is_lead_in(lead_in):
+        return []
+    at = {(u.page, u.ordinal): u for u in pool if u.kind in FOLLOWER_KINDS}
+    found: list[Evidence] = []
+    while len(found) < MAX_FOLLOWERS:
+        unit = at.get((lead_in.page, lead_in.ordinal + len(found) + 1))
+        if unit is None:
+            break
+        found.append(unit)
+    return found
 
 
 def _heading(e: Evidence) -> str:

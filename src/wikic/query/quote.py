@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -29,8 +30,8 @@ from wikic.query.evidence import (
     TokenCounter,
     code_span,
     excerpt,
-    follows,
     head,
+    introduced,
     words,
 )
 from wikic.query.terms import holds as holds_term
@@ -61,13 +62,15 @@ def quote_model(ids: Sequence[int]) -> type[BaseModel]:
 
 
 def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
-    """What the answer quotes of `unit`: a fact whole; a code block as inline code (its first
-    words when long); a paragraph's sentences about the question, the most relevant that fit
+    """What the answer quotes of `unit`: a fact whole; a code block as inline code and a table
+    as its rows (their first words when long); a paragraph's or list item's sentences about the question, the most relevant that fit
     in `QUOTE_TOKENS`, in text order, with `…` where sentences were left out (its opening
     sentences when none shares a word with it)."""
     text = " ".join(unit.text.split())
     if unit.evidence.kind == "code":
         return code_span(head(text, QUOTE_TOKENS, count))
+    if unit.evidence.kind == "table":
+        return head(text, QUOTE_TOKENS, count)
     if unit.evidence.kind == "fact" or count(text) <= QUOTE_TOKENS:
         return text
     asked = words(question)
@@ -116,7 +119,7 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
     taken: its page, or the source paragraph a quoted fact was copied from), and a unit of
     that passage weighs `PASSAGE_BONUS` more: the answer reads from one place, not from a
     page that shares a word by chance. A question about one thing gets one quote; a quoted
-    lead-in ("run this:") brings the code block after it.
+    lead-in ("run this:", "The required keys are:") brings what it introduces after it.
 
     Why code and not the model alone: asked for the facts that answer, the default 0.5B model
     mostly listed the first numbers shown ([1, 2, 3]). `PASSAGE_BONUS` was set on the corpus
@@ -160,20 +163,22 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
         quotes.append(unit)
         covered |= words_of[unit.id]
         held |= terms_of[unit.id]
-    return _with_code(quotes, units)
+    return _with_followers(quotes, units)
 
 
-def _with_code(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
-    """`quotes` with the code block shown after each quoted lead-in ("run this:"), and a code
-    block quoted after its lead-in when both are."""
+def _with_followers(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
+    """`quotes` with what each quoted lead-in introduces ("run this:" and its code block, "The
+    required keys are:" and its items) right after it, in order."""
+    by_evidence = {id(u.evidence): u for u in units}
     out: list[Shown] = []
     for q in quotes:
         if q in out:
             continue
         out.append(q)
-        code = next((u for u in units if follows(u.evidence, q.evidence)), None)
-        if code is not None:
-            if code in out:
-                out.remove(code)
-            out.append(code)
+        for e in introduced(q.evidence, [u.evidence for u in units]):
+            follower = by_evidence[id(e)]
+            if follower in out:
+                out.remove(follower)
+            # whole, though shown without a fact quoted elsewhere: a list reads as a list
+            out.append(replace(follower, text=" ".join(e.text.split())))
     return out

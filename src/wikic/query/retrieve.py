@@ -7,9 +7,9 @@ a citation opens the exact fact or paragraph; overviews have no block and are ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from wikic.query.evidence import Evidence
+from wikic.query.evidence import FOLLOWER_KINDS, MAX_FOLLOWERS, Evidence, is_lead_in
 from wikic.store.db import Store
 from wikic.store.search import PassageHit
 
@@ -19,7 +19,9 @@ HOP_BOOST = 1.25
 # Facts first: a compiled fact is one self-contained sentence, a paragraph spends more tokens
 # on the same point, a code block is an example (the command a question asks for may be only
 # there), an overview is a summary the model cannot cite.
-KIND_WEIGHT = {"fact": 1.0, "para": 0.9, "code": 0.8, "overview": 0.7}
+KIND_WEIGHT = {
+    "fact": 1.0, "para": 0.9, "item": 0.9, "code": 0.8, "table": 0.8, "overview": 0.7,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,21 @@ def _link(hit: PassageHit) -> str | None:
     return hit.cite if hit.kind == "fact" else None
 
 
+def _evidence(hit: PassageHit, hop: bool) -> Evidence:
+    return Evidence(
+        page=hit.path,
+        heading=f"{hit.title} ({hit.type or 'page'})",
+        kind=hit.kind,
+        text=hit.text,
+        link=_link(hit),
+        score=hit.score * KIND_WEIGHT.get(hit.kind, 0.5) * (HOP_BOOST if hop else 1.0),
+        ordinal=hit.ordinal,
+        section=hit.section,
+        reason="link" if hop else "search",
+        holds=hit.cite,
+    )
+
+
 def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retrieved:
     hits = store.passages(question, limit=limit)
     pages = list(dict.fromkeys(h.path for h in hits))
@@ -42,24 +59,30 @@ def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retri
     for path in pages[:LINK_HOP_FROM]:
         linked |= {*store.links_from(path), *store.backlinks(path)}
     linked -= set(pages[:LINK_HOP_FROM])
-    evidence = []
-    for h in hits:
-        hop = h.path in linked
-        evidence.append(
-            Evidence(
-                page=h.path,
-                heading=f"{h.title} ({h.type or 'page'})",
-                kind=h.kind,
-                text=h.text,
-                link=_link(h),
-                score=h.score * KIND_WEIGHT.get(h.kind, 0.5) * (HOP_BOOST if hop else 1.0),
-                ordinal=h.ordinal,
-                section=h.section,
-                reason="link" if hop else "search",
-                holds=h.cite,
-            )
-        )
+    evidence = [_evidence(h, h.path in linked) for h in hits]
+    evidence += _introduced(store, evidence)
     evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
     titles = {h.path: h.title for h in hits}
     best = list(dict.fromkeys(e.page for e in evidence))[:3]
     return Retrieved(evidence, [(p, titles[p]) for p in best])
+
+
+def _introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
+    """The list items, code blocks and tables that the found lead-ins ("The required keys
+    are:") introduce and search did not find ("`size` is in bytes." shares no word with "Which
+    keys must a pointer file contain?"), ranked right after their lead-in."""
+    have = {(e.page, e.ordinal) for e in found if e.kind != "fact"}
+    extra: list[Evidence] = []
+    for e in found:
+        if not is_lead_in(e):
+            continue
+        for n, hit in enumerate(
+            store.following(e.page, e.ordinal, FOLLOWER_KINDS, limit=MAX_FOLLOWERS), 1
+        ):
+            if (hit.path, hit.ordinal) in have:
+                continue
+            have.add((hit.path, hit.ordinal))
+            extra.append(
+                replace(_evidence(hit, e.reason == "link"), score=e.score * (1 - n * 1e-6))
+            )
+    return extra

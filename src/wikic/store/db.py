@@ -26,6 +26,7 @@ from wikic.store.search import (
     PassageHit,
     SearchHit,
     name_words,
+    run_following,
     run_passage_search,
     run_search,
 )
@@ -203,6 +204,12 @@ class Store:
     def passages(self, query: str, *, limit: int) -> list[PassageHit]:
         """Facts, source paragraphs and overviews matching `query`, best first (`wikic query`)."""
         return self._guarded(lambda: run_passage_search(self.conn, query, limit=limit))
+
+    def following(
+        self, path: str, ordinal: int, kinds: Sequence[str], *, limit: int
+    ) -> list[PassageHit]:
+        """The blocks of a source page right after block `ordinal` while they are of `kinds`."""
+        return self._guarded(lambda: run_following(self.conn, path, ordinal, kinds, limit=limit))
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._guarded(lambda: self.conn.execute(sql, params).fetchall())

@@ -326,6 +326,7 @@ _PARA_BLOCK_RE = re.compile(r"\s\^(p\d+)\s*$")
 _BLOCK_RE = re.compile(r"\S(?:.|\n(?![ \t]*\n))*")  # a run of non-blank lines
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _ALONE_ID_RE = re.compile(r"^[ \t]*\^(p\d+)[ \t]*$")
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")  # a list item's marker
 
 
 def _fact_sections(section_text: str | None) -> list[str]:
@@ -370,19 +371,34 @@ def page_passages(page: Page, sections: Body, claims: list[Claim]) -> list[Passa
 
 
 def _source_blocks(body: str) -> list[Passage]:
-    """A source page's numbered blocks: paragraphs (`para`), and code blocks (`code`, their
-    lines verbatim: a command a reader asks for is often only in its example), whose `^pN`
-    stands on its own line after the closing fence."""
+    """A source page's numbered blocks: paragraphs (`para`), list items (`item`, one a line),
+    tables (`table`, rows as text) and code blocks (`code`, their lines verbatim: a command a
+    reader asks for is often only in its example). A line ending with `^pN` closes a block; a
+    table's or code block's `^pN` stands alone below it."""
     found: list[Passage] = []
     masked = mask_code(body)  # offsets kept: a block id inside code is not one
+    before = ""
     for m in _BLOCK_RE.finditer(masked):
-        end = _PARA_BLOCK_RE.search(m.group(0))
-        if end:
-            lines = body[m.start() : m.start() + end.start()].split("\n")
-            text = "\n".join(x for x in lines if not x.startswith("#"))  # a heading above
-            prose = " ".join(search_text(text).split())
+        run = body[m.start() : m.end()]
+        alone = _ALONE_ID_RE.match(run)
+        if alone and before.lstrip().startswith("|"):
+            rows = [r.strip().strip("|") for r in before.split("\n")]
+            text = "; ".join(" ".join(search_text(r).split()) for r in rows if r.strip(" |-:"))
+            found.append(Passage("table", int(alone.group(1)[1:]), alone.group(1), text))
+        before = run
+        lines: list[str] = []
+        for line in run.split("\n"):
+            if not line.startswith("#"):  # a heading above the block
+                lines.append(line)
+            end = _PARA_BLOCK_RE.search(line)
+            if not end:
+                continue
+            text = "\n".join(lines)[: -len(end.group(0))] if lines else ""
+            prose = " ".join(search_text(_ITEM_RE.sub("", text)).split())
+            kind = "item" if _ITEM_RE.match(text) else "para"
             if prose:
-                found.append(Passage("para", int(end.group(1)[1:]), end.group(1), prose))
+                found.append(Passage(kind, int(end.group(1)[1:]), end.group(1), prose))
+            lines = []
     for block, code in _code_blocks(body.split("\n")):
         if code:
             found.append(Passage("code", int(block[1:]), block, code))

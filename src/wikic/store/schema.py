@@ -15,7 +15,7 @@ from wikic.errors import WikicError
 from wikic.store.rows import PageRecord
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE pages (
@@ -81,7 +81,7 @@ CREATE INDEX contradictions_page ON contradictions(page_id);
 CREATE TABLE passages (
     id INTEGER PRIMARY KEY,             -- the rowid of its passages_fts row
     page_id INTEGER NOT NULL,
-    kind TEXT NOT NULL,                 -- fact | para | overview
+    kind TEXT NOT NULL,                 -- fact | para | item | table | code | overview
     ordinal INTEGER NOT NULL,
     block TEXT,
     cite TEXT,                          -- a fact's source citation, `sources/x#^p3`

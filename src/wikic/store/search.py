@@ -260,7 +260,7 @@ class PassageHit:
     path: str
     title: str
     type: str
-    kind: str  # fact | para | overview
+    kind: str  # fact | para | item | table | code | overview
     ordinal: int
     block: str | None
     text: str
@@ -292,3 +292,28 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         PassageHit(path, title, page_type, kind, ordinal, block, text, cite, section, float(score))
         for path, title, page_type, kind, ordinal, block, text, cite, section, score in rows
     ]
+
+
+def run_following(
+    conn: sqlite3.Connection, path: str, ordinal: int, kinds: Sequence[str], *, limit: int
+) -> list[PassageHit]:
+    """The blocks of page `path` right after block `ordinal`, in order, while they are of
+    `kinds` (the list items or code block a lead-in introduces); score 0."""
+    rows = conn.execute(
+        """
+        SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite, s.section
+        FROM passages s JOIN pages p ON p.id = s.page_id JOIN passages_fts f ON f.rowid = s.id
+        WHERE p.path = ? AND s.ordinal > ? AND s.ordinal <= ? AND s.kind != 'fact'
+            AND s.kind != 'overview'
+        ORDER BY s.ordinal
+        """,
+        (path, ordinal, ordinal + limit),
+    ).fetchall()
+    found: list[PassageHit] = []
+    for n, (path_, title, page_type, kind, at, block, text, cite, section) in enumerate(
+        rows, ordinal + 1
+    ):
+        if at != n or kind not in kinds:
+            break
+        found.append(PassageHit(path_, title, page_type, kind, at, block, text, cite, section, 0.0))
+    return found
