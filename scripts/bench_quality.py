@@ -186,16 +186,27 @@ def _unfenced(text: str) -> str:
     return " ".join(x.strip() for x in m.group(2).split("\n") if x.strip()) if m else text
 
 
+def _kind(text: str) -> str:
+    """A raw chunk's kind as the wiki's source pages name their blocks (a list is one chunk
+    here, its items one block each there)."""
+    if _FENCED_RE.match(text):
+        return "code"
+    if text.lstrip().startswith("|"):
+        return "table"
+    return "item" if re.match(r"\s*(?:[-*+]|\d+[.)])\s", text) else "para"
+
+
 def rag_evidence(index: Bm25, question: str) -> list[Evidence]:
-    """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`; a code block
-    is a `code` unit, as on the wiki's source pages (so a lead-in brings its code in both)."""
+    """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`; a code block,
+    list or table is a `code`, `item` or `table` unit, as on the wiki's source pages (so a
+    lead-in brings what it introduces in both arms when both were found)."""
     ranked = index.rank(question)
     titles = index.titles
     return [
         Evidence(
             page=c.source,
             heading=f"{titles.get(c.source, c.source)} (source)",
-            kind="code" if _FENCED_RE.match(c.text) else "para",
+            kind=_kind(c.text),
             text=_unfenced(c.text),
             link=c.id,
             score=float(len(ranked) - n),

@@ -305,6 +305,8 @@ def test_code_blocks_are_code_units_in_both_arms(tmp_path: Path) -> None:
     units = {u.link: (u.kind, u.text) for u in bq.rag_evidence(index, "aliases path")}
     assert units["llm#^p2"] == ("code", "llm aliases path")
     assert units["llm#^p1"][0] == "para"
+    assert bq._kind("* `oid` names the object\n* `size` in bytes") == "item"
+    assert bq._kind("| key | type |\n| --- | --- |") == "table"
     page = tmp_path / "wiki" / "sources" / "llm.md"
     _write(page, "# LLM\n\nRun this: ^p1\n\n```bash\nllm aliases path\n```\n\n^p2\n")
     block = bq.wiki_block(tmp_path / "wiki", "sources/llm#^p2")
