@@ -60,29 +60,34 @@ def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retri
         linked |= {*store.links_from(path), *store.backlinks(path)}
     linked -= set(pages[:LINK_HOP_FROM])
     evidence = [_evidence(h, h.path in linked) for h in hits]
-    evidence += _introduced(store, evidence)
+    evidence = _with_introduced(store, evidence)
     evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
     titles = {h.path: h.title for h in hits}
     best = list(dict.fromkeys(e.page for e in evidence))[:3]
     return Retrieved(evidence, [(p, titles[p]) for p in best])
 
 
-def _introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
-    """The list items, code blocks and tables that the found lead-ins ("The required keys
-    are:") introduce and search did not find ("`size` is in bytes." shares no word with "Which
-    keys must a pointer file contain?"), ranked right after their lead-in."""
-    have = {(e.page, e.ordinal) for e in found if e.kind != "fact"}
-    extra: list[Evidence] = []
+def _with_introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
+    """`found` with the list items, code blocks and tables its lead-ins ("The required keys
+    are:") introduce, those search did not find included ("`size` is in bytes." shares no word
+    with "Which keys must a pointer file contain?"): a lead-in and what it introduces rank
+    together, at the best score among them, in their order (a list reads as one passage)."""
+    units = {(e.page, e.ordinal): e for e in found if e.kind != "fact"}
+    groups: list[list[tuple[str, int]]] = []
     for e in found:
         if not is_lead_in(e):
             continue
-        for n, hit in enumerate(
-            store.following(e.page, e.ordinal, FOLLOWER_KINDS, limit=MAX_FOLLOWERS), 1
-        ):
-            if (hit.path, hit.ordinal) in have:
-                continue
-            have.add((hit.path, hit.ordinal))
-            extra.append(
-                replace(_evidence(hit, e.reason == "link"), score=e.score * (1 - n * 1e-6))
-            )
-    return extra
+        group = [(e.page, e.ordinal)]
+        for hit in store.following(e.page, e.ordinal, FOLLOWER_KINDS, limit=MAX_FOLLOWERS):
+            key = (hit.path, hit.ordinal)
+            units.setdefault(key, replace(_evidence(hit, e.reason == "link"), score=0.0))
+            group.append(key)
+        groups.append(group)
+    ranked: dict[tuple[str, int], float] = {}
+    for group in groups:
+        best = max(units[k].score for k in group)
+        for n, key in enumerate(group):
+            ranked[key] = max(ranked.get(key, 0.0), best * (1 - n * 1e-6))
+    for key, score in ranked.items():
+        units[key] = replace(units[key], score=score)
+    return [e for e in found if e.kind == "fact"] + list(units.values())
