@@ -585,3 +585,21 @@ def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None
             e for e in retrieve(store, "What type is the size key?").evidence if e.kind == "table"
         ]
     assert [(e.link, e.text) for e in table] == [("sources/spec#^p6", "key | type; size | int")]
+
+
+def test_a_list_found_by_one_item_ranks_with_its_lead_in_in_order(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/qsbr.md": "---\ntype: source\ntitle: QSBR\n---\n\n# QSBR\n\n## Text\n\n"
+            "Specific memory use cases include: ^p1\n\n* Dictionary keys are freed later. ^p2\n"
+            "* Mimalloc pages reclaim memory for reuse, memory safely. ^p3\n\n"
+            "Other memory text about reclaim here. ^p4\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "Which memory does it reclaim?")
+    order = [e.ordinal for e in found.evidence if e.page == "sources/qsbr.md"]
+    assert order[:3] == [1, 2, 3]  # the best item lifts its lead-in and siblings, in order
+    scores = {e.ordinal: e.score for e in found.evidence if e.page == "sources/qsbr.md"}
+    assert scores[1] >= scores[3] * 0.999
