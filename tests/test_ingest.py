@@ -212,6 +212,8 @@ def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:
     for summary, expected in (
         ("The sets (_Py_ID`, `_Py_STR`) are disjoint.", defining_fact("_Py_ID", facts)),
         ("`_Py_ID` marks singleton strings; its set is disjoint from `_Py_STR`.", None),
+        # about the page, not its subject
+        ("The concept `_Py_ID` marks singleton strings.", defining_fact("_Py_ID", facts)),
     ):
         reply = Generation("", SummaryOnly(summary=summary), EMPTY_STATS)
         got, _ = _page_result(_PageJob(None, facts), reply, target, SourceWrite())

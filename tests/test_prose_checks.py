@@ -215,3 +215,19 @@ def test_source_preamble_sentences_are_recognised() -> None:
     for preamble in (SOURCE_PREAMBLE, EPISODES_PREAMBLE):
         for piece in re.split(r"(?<=[.?!])\s+", preamble.strip()):
             assert instruction_echo(piece) is not None, piece
+
+
+@pytest.mark.parametrize(
+    ("text", "meta"),
+    [
+        ("The concept Ollama uses to compress models is quantization.", True),
+        ("The source tells the reader to compile llama with the right flags.", True),
+        ("This page lists the flags of llama-bench.", True),
+        ("The source of the error is a stale cache.", False),
+        ("Ollama runs models locally.", False),
+    ],
+)
+def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta: bool) -> None:
+    from wikic.vault.prose_checks import meta_reason
+
+    assert (meta_reason(text) is not None) is meta

@@ -37,7 +37,7 @@ from wikic.llm.backend import (
 from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
-from wikic.vault.prose_checks import cut_reason
+from wikic.vault.prose_checks import cut_reason, meta_reason
 from wikic.vault.sections import split_body
 from wikic.vault.topic_page import (
     Fact,
@@ -321,7 +321,12 @@ def _page_result(
     if job.existing is None:
         summary = clean_prose(getattr(value, "summary", ""))
         facts_text = " ".join([target.title, *(f.text for f in job.new_facts)])
-        if not summary or cut_reason(summary) or not grounding.grounded(summary, facts_text):
+        if (
+            not summary
+            or cut_reason(summary)
+            or meta_reason(summary)
+            or not grounding.grounded(summary, facts_text)
+        ):
             summary = defining_fact(target.title, job.new_facts)  # verbatim, never invented
         return summary or None, []
     if not job.fresh:
@@ -348,7 +353,9 @@ def _page_result(
             *(f.text for f in [*job.old_facts, *job.fresh]),
         ]
     )
-    if summary and (cut_reason(summary) or not grounding.grounded(summary, reference)):
+    if summary and (
+        cut_reason(summary) or meta_reason(summary) or not grounding.grounded(summary, reference)
+    ):
         summary = ""  # keep the current summary rather than one the facts do not support
     return summary or None, [(n, o, why) for (n, o), why in pairs.items()]
 

@@ -303,3 +303,20 @@ def instruction_echo(text: str) -> str | None:
     if len(bare) >= MIN_ECHO_CHARS and bare in _INSTRUCTION_BLOB:
         return "is part of a sentence of wikic's prompt"
     return None
+
+
+# an overview about the page or the source instead of its subject
+_META_RE = re.compile(
+    r"^(?:the|this) (?:concept|entity|term|topic|page|source|document|article|text)\b"
+    r"(?! of\b)",
+    re.IGNORECASE,
+)
+
+
+def meta_reason(text: str) -> str | None:
+    """Why an overview talks about the page or its source rather than its subject ("The
+    concept Ollama uses …", "The source tells the reader to …"), or None. "The source of the
+    error" is a subject, not the page."""
+    flat = plain(text).strip()
+    m = _META_RE.match(flat)
+    return f"talks about the page, not its subject ({m.group(0)!r})" if m else None
