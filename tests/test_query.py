@@ -603,3 +603,29 @@ def test_a_list_found_by_one_item_ranks_with_its_lead_in_in_order(wiki) -> None:
     assert order[:3] == [1, 2, 3]  # the best item lifts its lead-in and siblings, in order
     scores = {e.ordinal: e.score for e in found.evidence if e.page == "sources/qsbr.md"}
     assert scores[1] >= scores[3] * 0.999
+
+
+def test_a_list_item_shown_as_a_fact_stays_in_its_list_and_nothing_is_shown_twice() -> None:
+    def src(n: int, text: str, kind: str, score: float) -> Evidence:
+        return Evidence("sources/s.md", "S (source)", kind, text, f"sources/s#^p{n}", score, n)
+
+    fact = Evidence("c.md", "C (concept)", "fact", "The lfs.url string.", "c#^f-1", 9.0)
+    long_code = " ".join(f"line{n}" for n in range(300))
+    ranked = [
+        fact,
+        src(1, "Run this:", "para", 8.0),
+        src(2, long_code, "code", 8.0),  # shown cut to its first words
+        src(3, "The rules are:", "para", 7.0),
+        src(4, "The lfs.url string.", "item", 7.0),  # the fact's words: shown in the list too
+        src(5, "The remote url string.", "item", 7.0),
+    ]
+    packed = pack(ranked, ["rules"], 2000, words)
+    shown = [(s.evidence.page, s.evidence.ordinal) for s in packed.shown]
+    assert len(shown) == len(set(shown)) == 6
+    assert [s.evidence.ordinal for s in packed.shown if s.evidence.page == "sources/s.md"] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]

@@ -165,9 +165,14 @@ def pack(
     chosen: list[tuple[Evidence, str, int]] = []
     used = 0
 
-    def take(e: Evidence) -> bool:
+    def take(e: Evidence, *, whole: bool = False) -> bool:
         nonlocal used
-        text = _without_shown(" ".join(e.text.split()), [t for _, t, _ in chosen])
+        if any(c is e for c, _, _ in chosen):
+            return False  # taken already, after its lead-in
+        flat = " ".join(e.text.split())
+        text = _without_shown(flat, [t for _, t, _ in chosen])
+        if text is None and whole:
+            text = flat  # an item a lead-in introduces, shown as a fact too: a list has no gaps
         if text is None:
             return False
         tokens = count(text)
@@ -192,7 +197,7 @@ def pack(
     for e in ranked:
         if take(e):
             for unit in introduced(e, ranked):
-                if any(c is unit for c, _, _ in chosen) or not take(unit):
+                if not any(c is unit for c, _, _ in chosen) and not take(unit, whole=True):
                     break
     return _render(chosen, budget, count)
 
