@@ -576,9 +576,9 @@ def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None
     backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
     result = answer_question(wiki, question, backend=backend)
     assert (
-        "The required pointer keys are: [[sources/spec#^p1]] `version` is a URL naming the "
-        "spec [[sources/spec#^p2]]. `oid` is the object id [[sources/spec#^p3]]. `size` is in "
-        "bytes [[sources/spec#^p4]]." in result.answer
+        "The required pointer keys are: [[sources/spec#^p1]]\n- `version` is a URL naming the "
+        "spec [[sources/spec#^p2]].\n- `oid` is the object id [[sources/spec#^p3]].\n- `size` "
+        "is in bytes [[sources/spec#^p4]]." in result.answer
     )
     with open_store(wiki) as store:
         table = [
@@ -629,3 +629,32 @@ def test_a_list_item_shown_as_a_fact_stays_in_its_list_and_nothing_is_shown_twic
         4,
         5,
     ]
+
+
+def test_the_items_a_quoted_lead_in_introduces_are_rendered_as_a_list() -> None:
+    from wikic.query.compose import joined
+
+    def src(n: int, text: str, kind: str) -> Evidence:
+        return Evidence("sources/s.md", "S (source)", kind, text, f"sources/s#^p{n}", 1.0, n)
+
+    question = "Which keys must a pointer contain, and are they sorted alphabetically?"
+    ranked = [
+        src(1, "The keys a pointer must contain are:", "para"),
+        src(2, "The version key names the spec.", "item"),
+        src(3, "The oid key names the object.", "item"),
+        Evidence(
+            "c.md", "C (concept)", "fact", "Pointer keys are sorted alphabetically.", "c#^f-1", 0.5
+        ),
+    ]
+    packed = pack(ranked, words(question), 400, words)
+    backend = FakeBackend(lambda call: {"ids": [1, 4], "answerable": True})
+    composed = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=9)
+    listed = (
+        "The keys a pointer must contain are: [[sources/s#^p1]]\n"
+        "- The version key names the spec [[sources/s#^p2]].\n"
+        "- The oid key names the object [[sources/s#^p3]]."
+    )
+    fact = "Pointer keys are sorted alphabetically [[c#^f-1]]."
+    assert composed.answer == f"{fact} {listed}"
+    first, *rest = composed.sentences
+    assert joined([*rest, first]) == f"{listed}\n\n{fact}"  # prose after a list: a paragraph

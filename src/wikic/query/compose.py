@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
-from wikic.query.evidence import Packed, Shown
+from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in
 from wikic.query.quote import QUOTE_TASK, quote_model, quote_text, select
 from wikic.query.support import (
     best_support,
@@ -240,7 +240,7 @@ def compose(
         off_topic = untouched_topic(question, [u for x in sentences for u in x.cited])
         if off_topic:
             declined = "the cited facts say nothing about " + ", ".join(off_topic)
-    answer = decline_text if declined else " ".join(s.rendered for s in sentences)
+    answer = decline_text if declined else joined(sentences)
     return Composed(
         answer,
         sentences if not declined else (),
@@ -252,6 +252,30 @@ def compose(
         True,
         tuple(terms),
     )
+
+
+def joined(sentences: Sequence[Sentence]) -> str:
+    """The answer's sentences as prose; the list items a quoted lead-in introduces as a list
+    under it ("The required keys are:" then `- version …`), the prose after a list as a new
+    paragraph."""
+    parts: list[str] = []
+    in_list = False
+    previous: Evidence | None = None
+    for sentence in sentences:
+        unit = sentence.cited[0].evidence if sentence.cited else None
+        item = (
+            unit is not None
+            and previous is not None
+            and unit.kind == "item"
+            and unit.page == previous.page
+            and unit.ordinal == previous.ordinal + 1
+            and (in_list or is_lead_in(previous))
+        )
+        if parts:
+            parts.append("\n- " if item else "\n\n" if in_list else " ")
+        parts.append(sentence.rendered)
+        in_list, previous = item, unit
+    return "".join(parts)
 
 
 def quoted(unit: Shown, question: str, backend: Backend) -> Sentence:
