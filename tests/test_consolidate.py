@@ -88,9 +88,6 @@ def lint_problems(paths: WikiPaths) -> list[str]:
         ("raw/paper.md", {}, [], None),
         ("raw/2026-02-30-bad.md", {}, [], None),  # no such day
         ("raw/v2026-0401.md", {"date": "soon"}, [], None),
-        ("raw/2019-09-20-target-tier-policy.md", {"type": "docs"}, [], None),  # a document
-        ("raw/2026-04-03-x.md", {"type": "Journal"}, [], dt.date(2026, 4, 3)),
-        ("raw/journal/monday.md", {"type": "article"}, ["raw/journal"], None),
     ],
 )
 def test_episode_date(rel, front, dirs, expected) -> None:

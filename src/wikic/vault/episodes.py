@@ -2,8 +2,7 @@
 
 A source is an episode when it has a date: a `date:` front-matter property, a date in its file
 name (`2026-04-03-standup.md`) or path (`2026/04/03.md`), or it lives under a folder listed in
-`consolidate.episode_dirs` (dated then by its modification day) — unless its front matter's
-`type:` names a kind of document other than a note (`type: docs` on a dated design document). Pure functions: same input, same
+`consolidate.episode_dirs` (dated then by its modification day). Pure functions: same input, same
 answer; a date that does not exist (2026-02-30) is no date.
 """
 
@@ -21,11 +20,6 @@ Period = Literal["week", "day"]
 _NAME_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _PATH_DATE_RE = re.compile(r"(?<!\d)(\d{4})/(\d{2})/(\d{2})(?!\d)")
 _WEEK_RE = re.compile(r"^(\d{4})-W(\d{2})$")
-# a `type:` property naming one of these keeps a dated source an episode; any other type
-# (`docs`, `article`, `rfc`, …) declares a document, whatever its name or date says
-EPISODE_TYPES = frozenset(
-    {"episode", "journal", "daily", "diary", "log", "note", "notes", "standup", "meeting"}
-)
 
 
 def _date(year: str, month: str, day: str) -> dt.date | None:
@@ -58,9 +52,6 @@ def episode_date(
     an episode, else None. Precedence: `date:` property, file name, path, then an episode folder
     (dated by `modified`, the file's modification day, when nothing else dates it)."""
     if front_matter:
-        kind = front_matter.get("type")
-        if isinstance(kind, str) and kind.strip().casefold() not in EPISODE_TYPES:
-            return None  # `type: docs` under a dated name: a document, not a day's note
         found = parse_date(front_matter.get("date"))
         if found:
             return found
