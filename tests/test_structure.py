@@ -552,3 +552,14 @@ def test_a_one_word_code_name_and_its_kind_word_make_a_name() -> None:
         filename="lfs.md",
     )
     assert kind_names(doc) == ["smudge filter", "clean filter", "pointer command"]
+
+
+def test_a_lower_case_abbreviation_defines_a_term_when_its_letters_are_the_initials() -> None:
+    from wikic.ingest.structure import defined_abbreviations
+
+    doc = parse_document(
+        "# Bench\n\n- Prompt processing (pp): processing a prompt in batches.\n"
+        "- Run it many times (optional) to average.\n",
+        filename="bench.md",
+    )
+    assert defined_abbreviations(doc) == {"Prompt processing": ("pp",)}

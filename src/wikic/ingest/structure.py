@@ -306,13 +306,16 @@ def kind_names(doc: Document) -> list[str]:
 
 
 # "Safe memory reclamation (SMR)": a term the document defines with its abbreviation
-_ABBREVIATED_RE = re.compile(r"\b([A-Za-z][\w-]*(?:\s+[\w-]+){1,5}?)\s+\(([A-Z][A-Z0-9]{1,9}s?)\)")
+_ABBREVIATED_RE = re.compile(
+    r"\b([A-Za-z][\w-]*(?:\s+[\w-]+){1,5}?)\s+\(([A-Z][A-Z0-9]{1,9}s?|[a-z]{2,5})\)"
+)
 
 
 def defined_abbreviations(doc: Document) -> dict[str, tuple[str, ...]]:
     """Terms the document defines with an abbreviation whose letters are their initials:
-    "Safe memory reclamation (SMR)" gives "Safe memory reclamation": ("SMR",). The shortest
-    run of words before the parenthesis that the initials fit is the term."""
+    "Safe memory reclamation (SMR)" gives "Safe memory reclamation": ("SMR",), "Prompt
+    processing (pp)" gives "Prompt processing": ("pp",). The shortest run of words before the
+    parenthesis that the initials fit is the term."""
     found: dict[str, tuple[str, ...]] = {}
     for block in doc.blocks:
         if block.toc or block.kind == "code":
