@@ -223,6 +223,7 @@ def test_source_preamble_sentences_are_recognised() -> None:
         ("The concept Ollama uses to compress models is quantization.", True),
         ("The source tells the reader to compile llama with the right flags.", True),
         ("This page lists the flags of llama-bench.", True),
+        ("The concept of uv's resolution strategy supports other workflows.", True),
         ("The source of the error is a stale cache.", False),
         ("Ollama runs models locally.", False),
     ],

@@ -307,16 +307,16 @@ def instruction_echo(text: str) -> str | None:
 
 # an overview about the page or the source instead of its subject
 _META_RE = re.compile(
-    r"^(?:the|this) (?:concept|entity|term|topic|page|source|document|article|text)\b"
-    r"(?! of\b)",
+    r"^(?:the|this) (?:(?:concept|entity|term|topic|page)\b"
+    r"|(?:source|document|article|text)\b(?! of\b))",
     re.IGNORECASE,
 )
 
 
 def meta_reason(text: str) -> str | None:
     """Why an overview talks about the page or its source rather than its subject ("The
-    concept Ollama uses …", "The source tells the reader to …"), or None. "The source of the
-    error" is a subject, not the page."""
+    concept of uv's resolution strategy …", "The source tells the reader to …"), or None. "The
+    source of the error" is a subject, not the page."""
     flat = plain(text).strip()
     m = _META_RE.match(flat)
     return f"talks about the page, not its subject ({m.group(0)!r})" if m else None
