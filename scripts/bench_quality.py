@@ -64,8 +64,8 @@ RAG_DECLINED = "The sources do not say."
 
 def query_words(question: str) -> list[str]:
     """The question's topic words (stopwords dropped), as both arms' searches see them."""
-    terms = content_terms(parse_query(question))
-    return [w for t in terms if not t.exclude for w in name_words(t.text)]
+    terms = content_terms(parse_query(question))  # `-Z` in a question is a flag, not a NOT
+    return [w for t in terms for w in name_words(t.text)]
 
 
 @dataclass(frozen=True)

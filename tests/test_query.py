@@ -658,3 +658,17 @@ def test_the_items_a_quoted_lead_in_introduces_are_rendered_as_a_list() -> None:
     assert composed.answer == f"{fact} {listed}"
     first, *rest = composed.sentences
     assert joined([*rest, first]) == f"{listed}\n\n{fact}"  # prose after a list: a paragraph
+
+
+def test_a_flag_in_a_question_is_searched_for_not_excluded(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/uv.md": "---\ntype: source\ntitle: uv\n---\n\n# uv\n\n## Text\n\n"
+            "With `--resolution=lowest`, uv installs the lowest versions. ^p1\n\n"
+            "Wombats dig burrows. ^p2\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "What does --resolution=lowest do?")
+    assert [e.link for e in found.evidence][:1] == ["sources/uv#^p1"]

@@ -272,7 +272,8 @@ class PassageHit:
 def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
     """Passages holding any of the query's topic words, best BM25 first (no prefix matching:
     a question's last word is whole)."""
-    terms = [t for t in content_terms(parse_query(query)) if not t.exclude]
+    # a question has no exclusion syntax: `--resolution=lowest` or `-Z` is a flag it names
+    terms = [Term(t.text, phrase=t.phrase) for t in content_terms(parse_query(query))]
     expr = fts_expression(terms, mode="any", prefix_last=False)
     if not expr:
         return []
