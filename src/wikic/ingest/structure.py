@@ -396,6 +396,7 @@ def evidence_topics(
     short = {name_key(a) for forms in aliases.values() for a in forms}
     found: list[tuple[str, tuple[str, ...]]] = []
     found_names: list[str] = []
+    texts = [s.text for s in sentences]
     for name in candidates:
         key = name_key(name)
         if not key or key in taken or key in _GENERIC_KEYS or key in short:
@@ -404,7 +405,7 @@ def evidence_topics(
             continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
         ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in forms))
-        if name not in known and reads_as_clause(name, [s.text for s in sentences]):
+        if name not in known and reads_as_clause(name, texts):
             continue
         if any(named_only_within(name, ids, other, sentences) for other in found_names):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
@@ -554,7 +555,8 @@ def code_examples(
     sections its facts (sentence ids) come from first, then a block with a line that starts
     with the name (it is run, not mentioned), then document order."""
     pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
-    paragraphs = {s.paragraph for s in sentences if s.id in set(facts)}
+    ids = set(facts)
+    paragraphs = {s.paragraph for s in sentences if s.id in ids}
     sections = {doc.block(p).section for p in paragraphs}
     found: list[tuple[bool, bool, int, str]] = []
     for n, block in enumerate(doc.blocks):

@@ -213,7 +213,7 @@ def is_lead_in(e: Evidence) -> bool:
 
 
 def introduced(lead_in: Evidence, pool: Sequence[Evidence]) -> list[Evidence]:
-    """The units of `pool` that the paragraph `lead_in` ("The required keys are:", "run
+    """The units of `pool` that `lead_in` (a paragraph or item: "The required keys are:", "run
     this:") introduces: the list items, code block or table right after it on its page, in
     order, while each is in `pool` (at most `MAX_FOLLOWERS`)."""
     if not is_lead_in(lead_in):

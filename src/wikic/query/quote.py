@@ -63,9 +63,9 @@ def quote_model(ids: Sequence[int]) -> type[BaseModel]:
 
 def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
     """What the answer quotes of `unit`: a fact whole; a code block as inline code and a table
-    as its rows (their first words when long); a paragraph's or list item's sentences about the question, the most relevant that fit
-    in `QUOTE_TOKENS`, in text order, with `…` where sentences were left out (its opening
-    sentences when none shares a word with it)."""
+    as its rows (their first words when long); a paragraph's or list item's sentences about
+    the question, the most relevant that fit in `QUOTE_TOKENS`, in text order, with `…` where
+    sentences were left out (its opening sentences when none shares a word with it)."""
     text = " ".join(unit.text.split())
     if unit.evidence.kind == "code":
         return code_span(head(text, QUOTE_TOKENS, count))
