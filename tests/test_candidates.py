@@ -65,3 +65,16 @@ def test_commands_the_document_runs_are_named_by_their_program_and_subcommands()
     )
     # a block line names the longest part of its command the prose names: "llm aliases"
     assert command_names(doc) == ["llama-bench", "llm aliases", "llm aliases set"]
+
+
+def test_a_command_is_named_by_the_subcommand_the_prose_writes_as_code() -> None:
+    from wikic.ingest.candidates import command_names
+
+    doc = parse_document(
+        "# Git LFS\n\nRun the `pointer` command to make a pointer file for a Git LFS file.\n\n"
+        "```\n$ git lfs pointer --file=path/to/file\n```\n\n"
+        "The git lfs tool stores files elsewhere.\n\n```\n$ git lfs ls-files\n```\n",
+        filename="lfs.md",
+    )
+    # `pointer` is written as code; `ls-files` is not: that line names only what the prose says
+    assert command_names(doc) == ["git lfs pointer", "git lfs"]

@@ -44,6 +44,12 @@ def test_related_aliases() -> None:
     assert not g.related("Hybrid models", "Gemma 3") and not g.related("model", "Gemma 3")
 
 
+def test_a_short_flag_is_another_name_for_its_long_form() -> None:
+    assert g.related("-t", "--threads") and g.related("-ctk", "--cache-type-k")
+    assert g.related("--n-gpu-layers", "-ngl")
+    assert not g.related("-x", "--threads") and not g.related("-r", "--output")
+
+
 def test_clean_name_keeps_balanced_brackets() -> None:
     assert g.clean_name("Quiescent-State Based Reclamation (QSBR)") == (
         "Quiescent-State Based Reclamation (QSBR)"

@@ -563,3 +563,132 @@ def test_a_lower_case_abbreviation_defines_a_term_when_its_letters_are_the_initi
         filename="bench.md",
     )
     assert defined_abbreviations(doc) == {"Prompt processing": ("pp",)}
+
+
+BENCH = """\
+# llama-bench
+
+## Syntax
+
+```
+options:
+  -b, --batch-size <n>          (default: 2048)
+  -t, --threads <n>             (default: 8)
+  -r, --repetitions <n>         (default: 5)
+```
+
+llama-bench can perform three types of tests:
+
+- Prompt processing (pp): processing a prompt in batches (`-p`)
+- Prompt processing + text generation (pg): a prompt, then tokens (`-pg`)
+
+Each test is repeated the number of times given by `-r`, and the results are averaged.
+
+## Different numbers of threads
+
+```sh
+$ ./llama-bench -n 0 -p 64 -t 1,2,4
+```
+
+| threads | test | t/s |
+| --: | --- | --: |
+| 1 | pp 64 | 6.17 |
+| 2 | pp 64 | 12.31 |
+
+## Prompt processing with different batch sizes
+
+```sh
+$ ./llama-bench -p 1024 -b 128,256
+```
+
+| n_batch | test | t/s |
+| --: | --- | --: |
+| 128 | pp 1024 | 1436.51 |
+"""
+
+
+def test_a_section_whose_example_runs_an_option_its_heading_names_is_that_options_page() -> None:
+    doc = parse_document(BENCH, filename="bench.md")
+    topics = {t.name: t for t in section_topics(doc, fact_sentences(doc))}
+    # "batch sizes" names every word of --batch-size; the example runs its short form
+    assert set(topics) == {"--threads", "--batch-size"}
+    assert topics["--threads"].aliases == ("-t",) and len(topics["--threads"].facts) == 2
+    assert topics["--batch-size"].usage  # the example is the page's usage
+    # a heading that names an option its example does not run is no option's page
+    other = parse_document(BENCH.replace("-t 1,2,4", "-n 16"), filename="b.md")
+    assert "--threads" not in {t.name for t in section_topics(other, fact_sentences(other))}
+
+
+def test_a_definition_item_with_its_abbreviation_is_a_whole_fact() -> None:
+    doc = parse_document(BENCH, filename="bench.md")
+    texts = [s.text for s in fact_sentences(doc)]
+    assert "Prompt processing (pp): processing a prompt in batches (`-p`)." in texts
+    assert "Prompt processing + text generation (pg): a prompt, then tokens (`-pg`)." in texts
+
+
+def test_a_short_flag_in_prose_names_its_long_form_and_table_rows_come_after_prose() -> None:
+    from wikic.ingest.structure import code_terms, defined_abbreviations, flag_aliases
+
+    doc = parse_document(BENCH, filename="bench.md")
+    assert "--repetitions" in code_terms(doc) and "-r" not in code_terms(doc)
+    sentences = fact_sentences(doc)
+    rows = {b.id for b in doc.blocks if b.kind == "table"}
+    found = dict(
+        evidence_topics(
+            ["--repetitions", "Prompt processing"],
+            sentences,
+            set(),
+            limit=5,
+            aliases={**flag_aliases(doc), **defined_abbreviations(doc)},
+            rows=rows,
+        )
+    )
+    assert len(found["--repetitions"]) == 1  # "… given by `-r` …"
+    by_id = {s.id: s for s in sentences}
+    in_rows = [by_id[f].paragraph in rows for f in found["Prompt processing"]]
+    assert in_rows == [False, False, True, True, True]  # the definitions before "pp 64" rows
+
+
+def test_prose_identifiers_come_from_prose_not_from_inside_code_spans() -> None:
+    from wikic.ingest.structure import code_terms
+
+    doc = parse_document(
+        "# Profiling\n\nThe files follow the format `{crate}-{pid}.{events,string_data}`. "
+        "The eval_breaker flag is checked often.\n",
+        filename="p.md",
+    )
+    terms = code_terms(doc)
+    assert "eval_breaker" in terms and "string_data" not in terms
+
+
+def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
+    from wikic.ingest.structure import kind_commands
+
+    names, aliases = kind_commands(
+        ["pointer command", "clean filter", "track command"], ["git lfs pointer", "git lfs"]
+    )
+    assert names == ["git lfs pointer", "clean filter", "track command"]
+    assert aliases == {"git lfs pointer": ("pointer command",)}
+
+
+def test_a_name_only_listed_among_other_code_names_is_not_what_a_sentence_is_about() -> None:
+    from wikic.ingest.structure import only_listed
+
+    listed = "With the exception of `-r`, `-o` and `-v`, all options can be repeated."
+    assert only_listed(["-v", "--verbose"], listed)
+    assert not only_listed(["-o"], "The results can be output by using the `-o` option.")
+    assert not only_listed(["OLLAMA_HOST"], "Set `OLLAMA_HOST` to `0.0.0.0` in `systemd`.")
+    assert not only_listed(["a"], "Use `a`, `b` or `c`; `a` is the fastest of them.")
+    doc = parse_document(
+        BENCH.replace("given by `-r`", "given by `-r`, `-b` and `-t`"), filename="b.md"
+    )
+    found = dict(
+        evidence_topics(
+            ["--repetitions"],
+            fact_sentences(doc),
+            set(),
+            limit=5,
+            aliases={"--repetitions": ("-r",)},
+        )
+    )
+    assert "--repetitions" not in found

@@ -172,10 +172,12 @@ def _spelling(forms: Counter[str]) -> str:
 def command_names(doc: Document) -> list[str]:
     """Programs and subcommands the document shows being run, most used first. A line of a
     shell block (`$ ./llama-bench -o csv`) names the longest part of its command that the prose
-    also names ("llama-bench"); an inline command (`llm aliases set <alias> <model-id>`) names
+    also names ("llama-bench"), or whose last word it writes as code ("run the `pointer`
+    command": `git lfs pointer`); an inline command (`llm aliases set <alias> <model-id>`) names
     itself, when its program is run in a block, it has an option or the prose calls it a
     command ("the `git lfs track` command")."""
     prose = " ".join(b.text for b in doc.blocks if b.kind != "code")
+    spans = {c.strip() for b in doc.blocks if b.kind != "code" for c in b.code_spans}
     counts: Counter[str] = Counter()
     programs: set[str] = set()
     for block in doc.blocks:
@@ -186,7 +188,10 @@ def command_names(doc: Document) -> list[str]:
                 continue
             words = _command(line.removeprefix("$ "))
             programs.update(words[:1])
-            while words and not _mentions(" ".join(words), prose):
+            # `git lfs pointer` is named when the prose names it, or its subcommand (`pointer`)
+            while words and not (
+                _mentions(" ".join(words), prose) or (len(words) > 2 and words[-1] in spans)
+            ):
                 words = words[:-1]
             if words:
                 counts[" ".join(words)] += 1

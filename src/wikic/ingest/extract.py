@@ -32,6 +32,7 @@ from wikic.ingest.structure import (
     is_code_like,
     is_common_term,
     is_precise,
+    kind_commands,
     kind_names,
     part_of,
     reads_as_clause,
@@ -135,7 +136,8 @@ def prepare_extraction(
         if w.sentences
     ]
     prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
-    names = _candidates(doc, prose, [t.name for t in section_topics(doc, sentences)])
+    headings = [t.name for t in section_topics(doc, sentences)]
+    names = _candidates(doc, prose, headings)
     head = [
         prompts.schema_segment(agents_md),
         prompts.extraction_instructions(max_topics=config.max_entities_per_section),
@@ -309,9 +311,12 @@ def _code_topics(
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
     defined = defined_abbreviations(doc)
-    flags = {**defined, **flag_aliases(doc)}
-    kinds = kind_names(doc)
-    known = [*command_names(doc), *defined, *kinds]
+    commands = command_names(doc)
+    kinds, kind_aliases = kind_commands(kind_names(doc), commands)
+    flags = {**defined, **flag_aliases(doc), **kind_aliases}
+    # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
+    variables = [t for t in code_terms(doc) if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
+    known = [*commands, *defined, *kinds, *variables]
     found = evidence_topics(
         [*names, *(t for t in (*defined, *kinds) if t not in names)],
         sentences,
@@ -320,6 +325,7 @@ def _code_topics(
         names_taken=taken_names,
         aliases=flags,
         known=known,
+        rows={b.id for b in doc.blocks if b.kind == "table"},
     )
     return [
         *structural,

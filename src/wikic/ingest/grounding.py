@@ -131,6 +131,10 @@ def related(alias: str, name: str) -> bool:
     flat_a, flat_n = alias.replace(" ", "").casefold(), name.replace(" ", "").casefold()
     if len(flat_a) > 1 and (flat_a == initials(name) or flat_n == initials(alias)):
         return True
+    if alias.startswith("-") and name.startswith("-"):  # `-t` of `--threads`, `-ctk`
+        short, long = sorted((flat_a.lstrip("-"), flat_n.lstrip("-")), key=len)
+        if short and (long.startswith(short) or short == initials(long.replace("-", " "))):
+            return True
     return _abbreviates(alias, name) or _abbreviates(name, alias)
 
 

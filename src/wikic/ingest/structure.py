@@ -10,13 +10,13 @@ candidates the model may pick among.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.candidates import STOP_WORDS
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
-from wikic.vault.document import Document
+from wikic.vault.document import Block, Document
 from wikic.vault.names import name_key
 
 # headings that organise a document rather than name a subject
@@ -76,7 +76,9 @@ USAGE_PER_TOPIC = 2
 MAX_USAGE_LINES = 24  # a longer code block is a listing, not an example
 MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
 _CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\w-]*){1,3}")
-_FLAG_ARG_RE = re.compile(r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+))$")
+_FLAG_ARG_RE = re.compile(
+    r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+(?:,\d+)*))$"
+)
 # `-ngl N` (or `--n-gpu-layers N`): the document gives a flag's two forms
 _FLAG_PAIR_RE = re.compile(r"(?<![\w-])(-[A-Za-z][\w]*)\b[^()]{0,12}\(or (--[A-Za-z][\w-]+)")
 _FLAG_LIST_RE = re.compile(r"(?<![\w-])(-[A-Za-z][\w]*), (--[A-Za-z][\w-]+)")
@@ -166,20 +168,26 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         by_block.setdefault(s.paragraph, []).append(s.id)
     title_key = name_key(doc.title)
     terms = defined_terms(doc)
+    options = flag_aliases(doc)
     found: list[SectionTopic] = []
     for section in doc.sections:
-        name = heading_name(section.heading, terms)
-        if name is None or name_key(name) == title_key:
-            continue
         blocks = [doc.block(b) for b in section.block_ids]
         facts = [sid for b in blocks for sid in by_block.get(b.id, [])]
         usage = [b.id for b in blocks if b.kind == "code" and b.text.strip()]
         if not facts:
             continue  # a heading with nothing citable under it makes an empty page
-        name, aliases = split_abbreviation(name)
-        specific = specific_name(name, [b.text for b in blocks if b.kind != "code"], doc.title)
-        if specific is not None:
-            name, aliases = specific, (name, *aliases)
+        option = section_option(section.heading, blocks, options)
+        name = heading_name(section.heading, terms)
+        if option is not None:
+            name, aliases = option, tuple(options[option])
+        elif name is None or name_key(name) == title_key:
+            continue
+        else:
+            name, aliases = split_abbreviation(name)
+            prose = [b.text for b in blocks if b.kind != "code"]
+            specific = specific_name(name, prose, doc.title)
+            if specific is not None:
+                name, aliases = specific, (name, *aliases)
         found.append(
             SectionTopic(
                 name,
@@ -190,6 +198,34 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
             )
         )
     return found
+
+
+def section_option(
+    heading: str, blocks: Sequence[Block], options: Mapping[str, Sequence[str]]
+) -> str | None:
+    """The long flag a section demonstrates, or None: its example runs the flag (long or short
+    form) and its heading names every word of the flag ("Different numbers of threads" runs
+    `-t 1,2,4`: `--threads`; "Prompt processing with different batch sizes" runs `-b`:
+    `--batch-size`). `options`: the document's long flags and their short forms
+    (`flag_aliases`)."""
+    said = {_stem(w.removesuffix("s")) for w in re.findall(r"[A-Za-z]+", heading)}
+    code = "\n".join(b.text for b in blocks if b.kind == "code")
+    best: tuple[int, str] | None = None
+    for long, shorts in options.items():
+        words = [w for w in long.lstrip("-").split("-") if len(w) > 1]
+        if not words or not all(_stem(w.removesuffix("s")) in said for w in words):
+            continue
+        runs = any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts))
+        if runs and (best is None or len(words) > best[0]):
+            best = (len(words), long)  # "batch sizes" is --batch-size's, not --n-prompt's
+    return best[1] if best else None
+    for long, shorts in options.items():
+        words = [w for w in long.lstrip("-").split("-") if len(w) > 1]
+        if not words or not all(_stem(w.removesuffix("s")) in said for w in words):
+            continue
+        if any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts)):
+            return long
+    return None
 
 
 def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:
@@ -257,12 +293,14 @@ def code_terms(doc: Document) -> list[str]:
     without its argument: `-ngl N` names `-ngl`), then identifiers written in plain prose
     (`eval_breaker`, `PyDictKeysObject`, `.lfsconfig`), most frequent first: in technical
     documents these are the things readers look up."""
+    long_of = {short: long for long, shorts in flag_aliases(doc).items() for short in shorts}
     counts: dict[str, int] = {}
     for block in doc.blocks:
         if block.toc or block.kind == "code":
             continue
         for span in dict.fromkeys(block.code_spans):
             span = _FLAG_ARG_RE.sub(r"\1", span.strip())
+            span = long_of.get(span, span)  # `-r` of "-r, --repetitions <n>" names that
             if _CODE_TERM_RE.fullmatch(span) and any(c.isalpha() for c in span):
                 counts[span] = counts.get(span, 0) + 1
     spans = sorted(counts, key=lambda s: (-counts[s], s))
@@ -270,7 +308,10 @@ def code_terms(doc: Document) -> list[str]:
     for block in doc.blocks:
         if block.toc or block.kind in ("code", "table"):
             continue
-        for m in _PROSE_IDENTIFIER_RE.finditer(block.text):
+        text = block.text
+        for span in sorted(set(block.code_spans), key=len, reverse=True):
+            text = text.replace(span, " ")  # inside code it is part of a bigger name, or counted
+        for m in _PROSE_IDENTIFIER_RE.finditer(text):
             name = m.group(0).rstrip(".")
             if name not in counts and len(name) <= 40:
                 prose[name] = prose.get(name, 0) + 1
@@ -303,6 +344,22 @@ def kind_names(doc: Document) -> list[str]:
                     here.append((m.start(), f"{span} {kind.group(1)}"))
         found.update((name, None) for _, name in sorted(here))
     return list(found)
+
+
+def kind_commands(
+    kinds: Sequence[str], commands: Sequence[str]
+) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """(names, aliases): "the `pointer` command" of a document that runs `git lfs pointer` is
+    that command, with the kind name as its alias; other kind names stay as they are."""
+    runs = {c.rsplit(" ", 1)[-1]: c for c in commands if " " in c}
+    names: list[str] = []
+    aliases: dict[str, tuple[str, ...]] = {}
+    for kind in kinds:
+        command = runs.get(kind.removesuffix(" command")) if kind.endswith(" command") else None
+        names.append(command or kind)
+        if command:
+            aliases[command] = (kind,)
+    return names, aliases
 
 
 # "Safe memory reclamation (SMR)": a term the document defines with its abbreviation
@@ -386,12 +443,14 @@ def evidence_topics(
     names_taken: Sequence[str] = (),
     aliases: Mapping[str, tuple[str, ...]] | None = None,
     known: Sequence[str] = (),
+    rows: Collection[str] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
     """(name, sentence ids) for candidates that enough whole-fact sentences name
     (`min_evidence`; a sentence naming one of its `aliases` counts), best first: precise names
     (`is_precise`) weigh `PRECISE_WEIGHT` sentences more. `taken` holds name keys already used
     (updated). A candidate that is only part of a taken name, or another's alias, is not a page
-    of its own."""
+    of its own. Sentences of the blocks in `rows` (table rows) come after the prose that names
+    it: "Prompt processing (pp): processing a prompt in batches" before "test: pp 64; …"."""
     aliases = aliases or {}
     short = {name_key(a) for forms in aliases.values() for a in forms}
     found: list[tuple[str, tuple[str, ...]]] = []
@@ -404,7 +463,10 @@ def evidence_topics(
         if name not in known and not is_subject(name):
             continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
-        ids = tuple(s.id for s in sentences if any(names_sentence(n, s.text) for n in forms))
+        naming = [s for s in sentences if any(names_sentence(n, s.text) for n in forms)]
+        if naming and all(only_listed(forms, s.text) for s in naming):
+            continue  # "With the exception of `-r`, `-o` and `-v`, …" is about none of them
+        ids = tuple(s.id for s in sorted(naming, key=lambda s: s.paragraph in rows))
         if name not in known and reads_as_clause(name, texts):
             continue
         if any(named_only_within(name, ids, other, sentences) for other in found_names):
@@ -418,6 +480,19 @@ def evidence_topics(
     order = {name: i for i, (name, _) in enumerate(found)}
     found.sort(key=lambda f: (-topic_weight(f[0], len(f[1]), known), order[f[0]]))
     return found[:limit]
+
+
+# "`-r`, `-o` and `-v`", "`a`, `b`, `c`": code names listed, none of them the subject
+_LISTED_RE = re.compile(r"`[^`]+`(?:\s*,\s*`[^`]+`)+,?\s*(?:(?:and|or)\s+`[^`]+`)?")
+
+
+def only_listed(forms: Sequence[str], text: str) -> bool:
+    """Whether `text` names any of `forms` only as one of three or more listed code names."""
+    lists = [m for m in _LISTED_RE.finditer(text) if m.group(0).count("`") >= 6]
+    outside = text
+    for m in reversed(lists):
+        outside = outside[: m.start()] + " " + outside[m.end() :]
+    return bool(lists) and not any(names_sentence(n, outside) for n in forms)
 
 
 PRECISE_WEIGHT = 2  # a flag, identifier or command named once weighs like a phrase named thrice
@@ -437,7 +512,11 @@ def is_common_term(name: str) -> bool:
 def topic_weight(name: str, facts: int, known: Sequence[str] = ()) -> int:
     """How much a topic deserves one of a source's pages: its facts, and `PRECISE_WEIGHT` more
     for a precise name (`OLLAMA_HOST`, `--threads`, `git credential`): what readers of a
-    technical document look up, where a phrase many sentences share ("Properties") is not."""
+    technical document look up, where a phrase many sentences share ("Properties") is not. A
+    term of every technical text (`is_common_term`: `STDIN`, `URL`) weighs nothing: it takes a
+    page only when no other topic wants one."""
+    if is_common_term(name):
+        return 0
     return facts + (PRECISE_WEIGHT if is_precise(name, known) else 0)
 
 

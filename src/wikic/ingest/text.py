@@ -17,8 +17,10 @@ from wikic.vault.document import Block, Document
 from wikic.vault.prose_checks import fragment_reason
 
 _TERMINAL_RE = re.compile(r"[.!?…](?:[\"'”’)\]`*_]*)$")
+# "`--flag`: does X", "**Term** — X", "Prompt processing (pp): processing a prompt …"
 _DEFINITION_RE = re.compile(
-    r"^(?:`[^`]+`|\*\*[^*]+\*\*|[\w.+/-]+(?: [\w.+/-]+){0,3})\s*[:—–-]\s+\S"
+    r"^(?:`[^`]+`|\*\*[^*]+\*\*|[\w.+/-]+(?: [\w.+/-]+){0,4})(?: \([^()\s]{1,12}\))?"
+    r"\s*[:—–-]\s+\S"
 )
 _FOOTNOTE_RE = re.compile(r"\[\^[^\]]*\]")
 MIN_FACT_WORDS = 4
