@@ -290,6 +290,28 @@ def test_cited_facts_that_miss_every_topic_word_decline(wiki) -> None:
     assert not fine.declined and fine.answer == "Wombats dig burrows [[concepts/wombat#^f-a1]]."
 
 
+def test_a_question_asking_for_an_amount_declines_when_no_cited_fact_states_a_number(wiki) -> None:
+    from wikic.query.terms import asks_quantity, states_quantity
+
+    commit_pages(
+        wiki,
+        {"wiki/concepts/wombat.md": concept("Wombat", "Wombats dig long burrows.", "a1")},
+        "w",
+    )
+    backend = FakeBackend(citing("Wombats dig long burrows.", "long burrows"))
+    result = answer_question(wiki, "How long are the burrows Wombats dig?", backend=backend)
+    assert result.declined and result.answer.startswith(DECLINED)
+    assert result.decline_reason == (
+        "the question asks for an amount and no cited fact states a number"
+    )
+    assert not answer_question(wiki, "What do Wombats dig?", backend=backend).declined
+    assert asks_quantity("How many times faster than pdm is uv?")
+    assert asks_quantity("What is the maximum size of an object?")
+    assert not asks_quantity("Which flag offloads layers to the GPU?")
+    assert states_quantity("It shrinks from 27mb to 11mb.") and states_quantity("two tables")
+    assert not states_quantity("Only `sha256` is supported, as in q4_0.")
+
+
 def test_nothing_relevant_does_not_load_the_model(wiki) -> None:
     def factory():
         raise AssertionError("the model was loaded")

@@ -35,7 +35,7 @@ from wikic.query.support import (
     supporting,
     untouched_topic,
 )
-from wikic.query.terms import KeyTerm, key_terms, unsupported
+from wikic.query.terms import KeyTerm, asks_quantity, key_terms, states_quantity, unsupported
 from wikic.vault.links import iter_links
 from wikic.vault.schema_doc import schema_excerpt
 
@@ -240,6 +240,8 @@ def compose(
         off_topic = untouched_topic(question, [u for x in sentences for u in x.cited])
         if off_topic:
             declined = "the cited facts say nothing about " + ", ".join(off_topic)
+        elif asks_quantity(question) and not any(states_quantity(s.text) for s in sentences):
+            declined = "the question asks for an amount and no cited fact states a number"
     answer = decline_text if declined else joined(sentences)
     return Composed(
         answer,

@@ -103,3 +103,27 @@ def unsupported(question_terms: list[KeyTerm], shown_texts: Iterable[str]) -> li
     if len(missing) == len(question_terms):
         return missing
     return [t for t in missing if t.kind in ("number", "name")]
+
+
+# "How many …", "what is the maximum …", "how many times faster …": the answer is a number
+_QUANTITY_RE = re.compile(
+    r"\bhow (?:many|much|long|large|big|fast|often)\b|\b(?:maximum|minimum)\b"
+    r"|\btimes (?:faster|slower|larger|smaller|more|less)\b",
+    re.IGNORECASE,
+)
+# a numeral not inside a name (`sha256`, `q4_0`), or a number word
+_NUMBER_RE = re.compile(
+    r"(?<![A-Za-z_\d])\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|twice|half|dozens?|hundreds?|thousands?|millions?|billions?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks for an amount: how many, how much, a maximum, times faster."""
+    return _QUANTITY_RE.search(question) is not None
+
+
+def states_quantity(text: str) -> bool:
+    """Whether `text` states a number (`27mb`, `1,000`, "two"); `sha256` and `q4_0` are names."""
+    return _NUMBER_RE.search(text) is not None
