@@ -694,3 +694,19 @@ def test_a_flag_in_a_question_is_searched_for_not_excluded(wiki) -> None:
     with open_store(wiki) as store:
         found = retrieve(store, "What does --resolution=lowest do?")
     assert [e.link for e in found.evidence][:1] == ["sources/uv#^p1"]
+
+
+def test_an_excerpt_brings_the_sentence_a_kept_one_refers_back_to() -> None:
+    from wikic.query.evidence import excerpt, words
+
+    text = (
+        "`rustc` has support for pluggable backends via the unstable `-Zcodegen-backend` flag. "
+        "`cg_cranelift` is developed in a separate repository, so it uses this flag to plug "
+        "into `rustc`. `cg_cranelift` also takes advantage of an internal `rustc` library "
+        "called `rustc_codegen_ssa` which tries to be a backend-agnostic support library."
+    )
+    question = words("Which rustc flag lets cg_cranelift plug into the compiler?")
+    # room for two sentences: the best one, and the one whose flag it means ("this flag")
+    quote = excerpt(text, question, 60, lambda s: len(s.split()) + 5, relevant_only=True)
+    assert quote.startswith("`rustc` has support") and "so it uses this flag" in quote
+    assert "rustc_codegen_ssa" not in quote

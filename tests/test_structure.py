@@ -692,3 +692,45 @@ def test_a_name_only_listed_among_other_code_names_is_not_what_a_sentence_is_abo
         )
     )
     assert "--repetitions" not in found
+
+
+FAQ = """\
+# FAQ
+
+## How can I upgrade Ollama?
+
+Ollama on macOS and Windows will automatically download updates.
+
+## How can I expose Ollama on my network?
+
+Ollama binds 127.0.0.1 port 11434 by default. Change the bind address with `OLLAMA_HOST`.
+
+## Does Ollama send my prompts back to Ollama.ai?
+
+No. Ollama runs locally, and conversation data does not leave your machine.
+
+## Why is networking slow in WSL2 on Windows 10?
+
+This can impact both installing Ollama and downloading models. Disable Large Send Offload.
+
+## What does the q in the model tag mean? What is quantization?
+
+Quantization is a method of compression that lets the model fit in less space.
+"""
+
+
+def test_a_question_heading_is_the_page_of_the_name_it_asks_about() -> None:
+    from wikic.ingest.structure import question_names
+
+    assert question_names("Why is networking slow in WSL2 on Windows 10?") == ["WSL2"]
+    assert question_names("What does the q mean? What is quantization?") == ["quantization"]
+    assert question_names("How can I use Ollama in Visual Studio Code?") == [
+        "Ollama",
+        "Visual Studio Code",
+    ]
+    assert question_names("Where are models stored?") == []  # nothing named
+    assert question_names("Installing uv") == []  # not a question
+    doc = parse_document(FAQ, filename="faq.md")
+    names = [t.name for t in section_topics(doc, fact_sentences(doc))]
+    # "Ollama" (and "Ollama.ai") is what every question asks about: the document's subject
+    assert names == ["WSL2", "quantization"]

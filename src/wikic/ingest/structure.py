@@ -169,6 +169,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
     title_key = name_key(doc.title)
     terms = defined_terms(doc)
     options = flag_aliases(doc)
+    asked_often = _asked_often([s.heading for s in doc.sections])
     found: list[SectionTopic] = []
     for section in doc.sections:
         blocks = [doc.block(b) for b in section.block_ids]
@@ -178,8 +179,15 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
             continue  # a heading with nothing citable under it makes an empty page
         option = section_option(section.heading, blocks, options)
         name = heading_name(section.heading, terms)
+        asked = [  # "Ollama", "Ollama.ai": the subject every question asks about
+            n
+            for n in question_names(section.heading)
+            if not any(name_key(n).startswith(k) for k in asked_often)
+        ]
         if option is not None:
             name, aliases = option, tuple(options[option])
+        elif name is None and asked:
+            name, aliases = asked[0], ()  # "Why is networking slow in WSL2 on Windows 10?"
         elif name is None or name_key(name) == title_key:
             continue
         else:
@@ -226,6 +234,54 @@ def section_option(
         if any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts)):
             return long
     return None
+
+
+_ASKING = {"how", "what", "why", "when", "where", "which", "who", "does", "do", "is", "are", "can"}
+# a question's name: `code`, a run of capitalised words, a word with a digit (WSL2)
+_QUESTION_NAME_RE = re.compile(
+    r"`([^`]+)`|\b([A-Z][\w.+-]*(?: [A-Z][\w.+-]*)*)|\b(\w*\d\w*[A-Za-z]\w*|[A-Za-z]+\d\w*)\b"
+)
+_PLATFORMS = {"mac", "macos", "windows", "linux", "ubuntu", "docker desktop"}
+
+
+def question_names(heading: str) -> list[str]:
+    """The names a question heading asks about, in order: "What is quantization?" asks about
+    quantization; "Why is networking slow in WSL2 on Windows 10?" about WSL2 (a platform such
+    as Windows or Linux, a term of every text, a number or a pronoun is not what it asks
+    about). Empty for a heading that is not a question."""
+    text = " ".join(heading.split()).strip("# ")
+    words = text.split()
+    if not words or not (text.endswith("?") or words[0].casefold() in _ASKING):
+        return []
+    found: list[str] = []
+    for m in re.finditer(
+        r"\bwhat (?:is|are) (?:an? |the )?([\w.+-]+(?: [\w.+-]+){0,3})\?", text, re.I
+    ):
+        found.append(m.group(1))
+    for m in _QUESTION_NAME_RE.finditer(text):
+        name = next(g for g in m.groups() if g)
+        parts = name.split()
+        if m.start() == 0 or parts[0].casefold() in _ASKING:
+            parts = parts[1:]  # "How", "What": the question's own first word
+        name = " ".join(parts)
+        key = name_key(name)
+        if len(name) < 2 or not key or key in _COMMON_TERMS or name.casefold() in _PLATFORMS:
+            continue
+        found.append(name)
+    return list(dict.fromkeys(found))
+
+
+def _asked_often(headings: Sequence[str]) -> set[str]:
+    """Name keys that more than a third of the question headings ask about (at least three):
+    the document's subject ("How can I expose Ollama …", "How do I use Ollama …"), no page
+    of any one question."""
+    counts: dict[str, int] = {}
+    questions = [question_names(h) for h in headings]
+    for names in questions:
+        for key in {name_key(n) for n in names}:
+            counts[key] = counts.get(key, 0) + 1
+    asked = sum(bool(q) for q in questions)
+    return {k for k, c in counts.items() if c >= 3 and 3 * c > asked}
 
 
 def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:

@@ -12,10 +12,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wikic.store.search import STOPWORDS
+
 TokenCounter = Callable[[str], int]
 UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the question
 MIN_UNIT_TOKENS = 12  # a cut shorter than this is not worth its tokens
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
+# "this flag", "these values", "It …": a sentence about what the one before it names
+_REFERS_BACK_RE = re.compile(r"^(?:It|They|This|These)\b|\b(?:this|these|such) [a-z]{3,}\b")
 _WORD_RE = re.compile(r"[^\W_]+")
 # blocks of a source in their order: a list, code block or table after its lead-in
 KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "item": 2, "code": 2, "table": 2}
@@ -79,17 +83,25 @@ def excerpt(
     *,
     relevant_only: bool = False,
 ) -> str:
-    """The sentences of `text` most about `query_words` that fit in `budget`, in text order;
-    with `relevant_only`, only sentences that share a word with them ('' when none does)."""
+    """The sentences of `text` most about `query_words` (not counting stop words) that fit in
+    `budget`, in text order; with `relevant_only`, only sentences that share a word with them
+    ('' when none does). A sentence that refers back ("… so it uses this flag") brings the one
+    before it next: "this flag" is named there."""
     sentences = [s for s in _SENTENCE_RE.split(text.strip()) if s]
-    stems = {w[: max(4, len(w) - 2)] for w in query_words}
+    stems = {w[: max(4, len(w) - 2)] for w in query_words if w not in STOPWORDS}
 
     def score(s: str) -> int:
         return sum(1 for w in words(s) if any(w.startswith(x) for x in stems))
 
-    order = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
+    ranked = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
     if relevant_only:
-        order = [i for i in order if score(sentences[i]) > 0]
+        ranked = [i for i in ranked if score(sentences[i]) > 0]
+    order: list[int] = []
+    for i in ranked:
+        order.append(i)
+        if i > 0 and _REFERS_BACK_RE.search(sentences[i]):
+            order.append(i - 1)
+    order = list(dict.fromkeys(order))
     kept: list[int] = []
     used = 0
     for i in order:
