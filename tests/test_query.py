@@ -569,6 +569,20 @@ def test_code_blocks_of_source_pages_are_retrieved_with_their_block_ids(wiki) ->
     }
 
 
+def test_a_source_paragraph_opening_with_inline_code_keeps_it(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/cl.md": "---\ntype: source\ntitle: Cranelift\n---\n\n# Cranelift\n\n"
+            "## Text\n\n`rustc` has pluggable backends via the `-Zcodegen-backend` flag. ^p1\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "Which flag plugs a codegen backend into rustc?")
+    texts = {e.link: e.text for e in found.evidence}
+    assert texts["sources/cl#^p1"].startswith("`rustc` has pluggable backends")
+
+
 def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None:
     """Source-page list items and tables are blocks of their own (one id each); a lead-in
     ("The required keys are:") found by search brings the items after it, which are quoted

@@ -379,7 +379,9 @@ def _source_blocks(body: str) -> list[Passage]:
     masked = mask_code(body)  # offsets kept: a block id inside code is not one
     before = ""
     for m in _BLOCK_RE.finditer(masked):
-        run = body[m.start() : m.end()]
+        # from its line's start: a paragraph opening with inline code ("`rustc` has …") is
+        # masked up to the code's end
+        run = body[body.rfind("\n", 0, m.start()) + 1 : m.end()]
         alone = _ALONE_ID_RE.match(run)
         if alone and before.lstrip().startswith("|"):
             rows = [r.strip().strip("|") for r in before.split("\n")]
