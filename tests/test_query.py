@@ -583,6 +583,27 @@ def test_a_source_paragraph_opening_with_inline_code_keeps_it(wiki) -> None:
     assert texts["sources/cl#^p1"].startswith("`rustc` has pluggable backends")
 
 
+def test_a_quoted_fact_brings_the_next_one_that_goes_on_about_it(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/interning.md": "---\ntype: concept\ntitle: Interning\n---\n\n"
+            "# Interning\n\n## Facts\n\n"
+            "- Every immortal string is interned. [[sources/paper#^p1]] ^f-aa0001\n"
+            "- The converse is not true: interned strings can be mortal. "
+            "[[sources/paper#^p1]] ^f-aa0002\n"
+            "- Interned strings are compared with pointer equality. [[sources/paper#^p1]] ^f-aa0003\n"
+        },
+        "interning",
+    )
+    backend = FakeBackend(citing("Every immortal string is interned.", "Every immortal"))
+    result = answer_question(wiki, "Is every interned string immortal?", backend=backend)
+    assert result.answer == (
+        "Every immortal string is interned [[concepts/interning#^f-aa0001]]. The converse is "
+        "not true: interned strings can be mortal [[concepts/interning#^f-aa0002]]."
+    )
+
+
 def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None:
     """Source-page list items and tables are blocks of their own (one id each); a lead-in
     ("The required keys are:") found by search brings the items after it, which are quoted

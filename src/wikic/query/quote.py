@@ -166,10 +166,19 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
     return _with_followers(quotes, units)
 
 
+# a sentence that goes on about the one before it: "The converse is not true: …", "This is …"
+_CONTINUES_RE = re.compile(
+    r"^(?:The converse|Conversely|However|But|Otherwise|In contrast|This|These|It|They)\b"
+)
+
+
 def _with_followers(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
     """`quotes` with what each quoted lead-in introduces ("run this:" and its code block, "The
-    required keys are:" and its items) right after it, in order."""
+    required keys are:" and its items) right after it, in order; and a quoted fact or paragraph
+    with the shown one after it on its page when that one goes on about it ("Every immortal
+    string is interned." — "The converse is not true: interned strings can be mortal.")."""
     by_evidence = {id(u.evidence): u for u in units}
+    at = {(u.evidence.page, u.evidence.kind, u.evidence.ordinal): u for u in units}
     out: list[Shown] = []
     for q in quotes:
         if q in out:
@@ -181,4 +190,13 @@ def _with_followers(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
                 out.remove(follower)
             # whole, though shown without a fact quoted elsewhere: a list reads as a list
             out.append(replace(follower, text=" ".join(e.text.split())))
+        e = q.evidence
+        nxt = at.get((e.page, e.kind, e.ordinal + 1)) if e.kind in ("fact", "para") else None
+        if (
+            nxt is not None
+            and nxt not in out
+            and nxt.evidence.section == e.section
+            and _CONTINUES_RE.match(nxt.evidence.text.lstrip())
+        ):
+            out.append(nxt)
     return out
