@@ -232,3 +232,18 @@ def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta
     from wikic.vault.prose_checks import meta_reason
 
     assert (meta_reason(text) is not None) is meta
+
+
+@pytest.mark.parametrize(
+    ("text", "row"),
+    [
+        ("model: llama 7B mostly Q4_0; size: 3.56 GiB; threads: 1.", True),
+        ("It accepts `-t N`. command: -t 7; tokens/second (higher is better): 1.7.", True),
+        ("Ollama binds 127.0.0.1 by default: change it; then restart the server.", False),
+        ("Set `OLLAMA_HOST` to 0.0.0.0: it binds every interface.", False),
+    ],
+)
+def test_an_overview_made_of_table_cells_is_no_prose(text: str, row: bool) -> None:
+    from wikic.vault.prose_checks import table_row_reason
+
+    assert (table_row_reason(text) is not None) is row

@@ -191,6 +191,11 @@ def test_overview_fallback_is_the_defining_fact() -> None:
     ]
     assert defining_fact("QSBR", facts) == "QSBR is a safe memory reclamation scheme."
     assert defining_fact("Other", facts[:2]) == "It runs at startup."
+    rows = [
+        Fact("f-4", "threads: 1; test: pp 64; t/s: 6.17 ± 0.07.", ()),
+        Fact("f-5", "llama accepts a `-t N` (or `--threads N`) parameter.", ()),
+    ]
+    assert defining_fact("--threads", rows) == rows[1].text  # prose before a table row
 
 
 def test_source_summary_fallback_opens_with_prose_not_a_list_item() -> None:

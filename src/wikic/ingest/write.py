@@ -37,7 +37,7 @@ from wikic.llm.backend import (
 from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
-from wikic.vault.prose_checks import cut_reason, meta_reason
+from wikic.vault.prose_checks import cut_reason, meta_reason, table_row_reason
 from wikic.vault.sections import split_body
 from wikic.vault.topic_page import (
     Fact,
@@ -90,13 +90,15 @@ _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allow
 def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
     "QSBR is …": the title within the first words, then a defining verb), else one that names
-    it and defines something, else one that opens like a sentence, else the first."""
+    it and defines something, else prose before a table row, one that opens like a sentence,
+    else the first."""
 
-    def score(f: Fact) -> tuple[int, int, int, int]:
+    def score(f: Fact) -> tuple[int, int, int, int, int]:
         names = grounding.mentions([title], f.text)
         verb = _DEFINING_RE.search(f.text)
         subject = bool(names and verb and _opens_with(title, f.text[: verb.start()]))
-        return (-subject, -(names and bool(verb)), -starts_sentence(f.text), -names)
+        row = table_row_reason(f.text) is not None
+        return (-subject, -(names and bool(verb)), row, -starts_sentence(f.text), -names)
 
     return min(facts, key=score).text
 
@@ -325,6 +327,7 @@ def _page_result(
             not summary
             or cut_reason(summary)
             or meta_reason(summary)
+            or table_row_reason(summary)
             or not grounding.grounded(summary, facts_text)
         ):
             summary = defining_fact(target.title, job.new_facts)  # verbatim, never invented
@@ -354,7 +357,10 @@ def _page_result(
         ]
     )
     if summary and (
-        cut_reason(summary) or meta_reason(summary) or not grounding.grounded(summary, reference)
+        cut_reason(summary)
+        or meta_reason(summary)
+        or table_row_reason(summary)
+        or not grounding.grounded(summary, reference)
     ):
         summary = ""  # keep the current summary rather than one the facts do not support
     return summary or None, [(n, o, why) for (n, o), why in pairs.items()]

@@ -320,3 +320,15 @@ def meta_reason(text: str) -> str | None:
     flat = plain(text).strip()
     m = _META_RE.match(flat)
     return f"talks about the page, not its subject ({m.group(0)!r})" if m else None
+
+
+# "model: llama 7B; size: 3.56 GiB; …": a table row as code renders it, cells as "header: value"
+_CELL = r"[\w()/.+-]+(?: [\w()/.+-]+){0,3}: [^;:]{1,60}"
+_ROW_CELL_RE = re.compile(rf"{_CELL}; {_CELL}")  # two cells in a row
+
+
+def table_row_reason(text: str) -> str | None:
+    """Why `text` reads as (or copies) a table row ("command: -t 7; tokens/second: 1.7"), or
+    None: an overview made of cells is no prose, and a row is no definition."""
+    m = _ROW_CELL_RE.search(plain(text))
+    return f"copies a table row ({m.group(0).split(';')[0]!r})" if m else None
