@@ -739,3 +739,19 @@ def test_a_question_heading_is_the_page_of_the_name_it_asks_about() -> None:
     names = [t.name for t in section_topics(doc, fact_sentences(doc))]
     # "Ollama" (and "Ollama.ai") is what every question asks about: the document's subject
     assert names == ["WSL2", "quantization"]
+
+
+def test_a_one_word_heading_and_the_phrase_its_section_uses_are_one_page() -> None:
+    from wikic.ingest.structure import named_by_phrase
+
+    doc = parse_document(
+        "# Git LFS\n\n## The Pointer\n\nPointer files are small text files. A pointer file "
+        "holds a version key. Every pointer file ends with a newline.\n\n## Other\n\n"
+        "The server stores the objects.\n",
+        filename="lfs.md",
+    )
+    sentences = fact_sentences(doc)
+    phrase, ids = named_by_phrase("Pointer", ["Git LFS", "pointer file"], sentences)
+    assert phrase == "pointer file" and len(ids) == 3
+    assert named_by_phrase("Server", ["server stores"], sentences) is None  # one sentence
+    assert named_by_phrase("Git LFS", ["Git LFS server"], sentences) is None  # not one word

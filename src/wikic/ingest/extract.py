@@ -34,6 +34,7 @@ from wikic.ingest.structure import (
     is_precise,
     kind_commands,
     kind_names,
+    named_by_phrase,
     part_of,
     reads_as_clause,
     section_topics,
@@ -299,10 +300,15 @@ def _code_topics(
 ) -> list[Topic]:
     """Topics code finds without the model, best first: sections whose heading names a thing,
     the subject of the title, then names that several whole-fact sentences mention."""
-    structural = [
-        Topic(t.name, _type(t.name, source_text), t.aliases, t.facts, t.usage, from_heading=True)
-        for t in section_topics(doc, sentences)
-    ]
+    structural = []
+    for t in section_topics(doc, sentences):
+        name, aliases, facts = t.name, t.aliases, t.facts
+        phrase = named_by_phrase(name, names, sentences)
+        if phrase is not None:  # "Pointer" and "pointer file": one page
+            name, aliases = phrase[0], (name, *aliases)
+            facts = tuple(dict.fromkeys((*facts, *phrase[1])))[:FACTS_PER_SECTION_TOPIC]
+        topic = Topic(name, _type(name, source_text), aliases, facts, t.usage, from_heading=True)
+        structural.append(topic)
     title = title_topic(doc, sentences)
     if title is not None:
         structural.append(

@@ -76,6 +76,8 @@ USAGE_PER_TOPIC = 2
 MAX_USAGE_LINES = 24  # a longer code block is a listing, not an example
 MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
 _CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\w-]*){1,3}")
+# a path's placeholder part and what follows it: `/{OID-PATH}`, `/<name>/config`
+_PLACEHOLDER_RE = re.compile(r"(?<=\w)/(?:\{[^{}]*\}|<[^<>]*>).*$")
 _FLAG_ARG_RE = re.compile(
     r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+(?:,\d+)*))$"
 )
@@ -284,6 +286,25 @@ def _asked_often(headings: Sequence[str]) -> set[str]:
     return {k for k, c in counts.items() if c >= 3 and 3 * c > asked}
 
 
+def named_by_phrase(
+    name: str, candidates: Sequence[str], sentences: Sequence[Sentence]
+) -> tuple[str, tuple[str, ...]] | None:
+    """(phrase, its sentence ids) when a one-word heading (`name`: "Pointer") names the first
+    word of a two-word phrase that `MIN_EVIDENCE` sentences use ("pointer file"): the section
+    and the phrase are one page, under the phrase, not two. None otherwise."""
+    if " " in name or not name.isalpha() or any(c.isupper() for c in name[1:]):
+        return None
+    word = name_key(name)
+    for phrase in candidates:
+        words = _words(phrase)
+        if len(words) != 2 or words[0] != word or not is_subject(phrase):
+            continue
+        ids = tuple(s.id for s in sentences if names_sentence(phrase, s.text))
+        if len(ids) >= MIN_EVIDENCE:
+            return phrase, ids
+    return None
+
+
 def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:
     """The name the section's prose gives the thing a one-word heading names, qualified by the
     document's subject: under "String interning", "State" is the "intern state"; under "Git
@@ -356,6 +377,7 @@ def code_terms(doc: Document) -> list[str]:
             continue
         for span in dict.fromkeys(block.code_spans):
             span = _FLAG_ARG_RE.sub(r"\1", span.strip())
+            span = _PLACEHOLDER_RE.sub("", span)  # `.git/lfs/objects/{OID-PATH}`: the folder
             span = long_of.get(span, span)  # `-r` of "-r, --repetitions <n>" names that
             if _CODE_TERM_RE.fullmatch(span) and any(c.isalpha() for c in span):
                 counts[span] = counts.get(span, 0) + 1
