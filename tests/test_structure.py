@@ -755,3 +755,34 @@ def test_a_one_word_heading_and_the_phrase_its_section_uses_are_one_page() -> No
     assert phrase == "pointer file" and len(ids) == 3
     assert named_by_phrase("Server", ["server stores"], sentences) is None  # one sentence
     assert named_by_phrase("Git LFS", ["Git LFS server"], sentences) is None  # not one word
+
+
+def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the_model() -> None:
+    """Topics of a document with no model reply: "the `pointer` command" is the
+    `git lfs pointer` the document runs, `RUSTFLAGS` written as code is a variable (one
+    sentence will do), and "The Pointer" section is the "pointer file" page."""
+    from wikic.config import IngestConfig
+    from wikic.ingest.extract import finish_extraction, prepare_extraction
+    from wikic.llm.backend import EMPTY_STATS, Generation
+    from wikic.llm.fake import FakeBackend
+    from wikic.vault.sources import Source
+
+    text = (
+        "# Git LFS\n\n## The Pointer\n\nPointer files are small text files. A pointer file "
+        "holds a version key. Every pointer file ends with a newline.\n\n## Tools\n\n"
+        "Run the `pointer` command to check a pointer.\n\n```\n$ git lfs pointer --file=x\n```\n\n"
+        "Set the `RUSTFLAGS` environment variable to pass flags to every build.\n"
+    )
+    config = IngestConfig()
+    job = prepare_extraction(
+        FakeBackend(),
+        Source("raw/lfs.md", text, "sha256:0", "article"),
+        agents_md="",
+        config=config,
+        max_context_tokens=4096,
+    )
+    replies = [Generation("", None, EMPTY_STATS, error="no reply") for _ in job.requests]
+    topics = {t.name: t for t in finish_extraction(job, replies, config).topics}
+    assert topics["pointer file"].aliases[0] == "Pointer"
+    assert topics["git lfs pointer"].aliases == ("pointer command",)
+    assert "RUSTFLAGS" in topics and "Pointer" not in topics
