@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,22 @@ def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:
         reply = Generation("", SummaryOnly(summary=summary), EMPTY_STATS)
         got, _ = _page_result(_PageJob(None, facts), reply, target, SourceWrite())
         assert got == (expected or summary)  # the first is cut inside a code span
+
+
+def test_an_overview_that_is_a_table_row_gives_way_to_prose_from_a_later_source() -> None:
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.write import SourceWrite, _page_result, _PageJob
+    from wikic.vault.pages import Page
+    from wikic.vault.topic_page import Fact
+
+    row = "threads: 1; test: pp 64; t/s: 6.17 ± 0.07."
+    old = [Fact("f-1", row, ("[[sources/bench#^p9]]",))]
+    fresh = [Fact("f-2", "llama accepts a `-t N` (or `--threads N`) parameter.", ("x",))]
+    target = PageTarget("concepts/threads.md", "--threads", "concept", True)
+    page = Page("concepts/threads.md", {"title": "--threads", "summary": row}, "")
+    job = _PageJob(page, fresh, fresh=fresh, old_facts=old)
+    summary, _ = _page_result(job, None, target, SourceWrite())  # the model gave nothing
+    assert summary == fresh[0].text
+    kept = _PageJob(replace(page, props={"summary": "Threads run the model."}), fresh)
+    kept.fresh, kept.old_facts = fresh, old
+    assert _page_result(kept, None, target, SourceWrite())[0] is None  # prose stays

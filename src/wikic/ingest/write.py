@@ -363,6 +363,11 @@ def _page_result(
         or not grounding.grounded(summary, reference)
     ):
         summary = ""  # keep the current summary rather than one the facts do not support
+    if not summary and table_row_reason(str(job.existing.props.get("summary") or "")):
+        # the page opened with a table row (its first source had only rows): a fact of prose
+        # that defines it now replaces the row
+        better = defining_fact(target.title, [*job.old_facts, *job.fresh])
+        summary = "" if table_row_reason(better) else better
     return summary or None, [(n, o, why) for (n, o), why in pairs.items()]
 
 
