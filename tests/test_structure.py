@@ -666,6 +666,19 @@ def test_prose_identifiers_come_from_prose_not_from_inside_code_spans() -> None:
     assert "eval_breaker" in terms and "string_data" not in terms
 
 
+def test_a_code_name_loses_its_placeholder_path_and_its_list_of_values() -> None:
+    from wikic.ingest.structure import code_terms
+
+    doc = parse_document(
+        "# Bench\n\n```\n  -n, --n-gen <n>   (default: 128)\n```\n\n"
+        "Objects live at `.git/lfs/objects/{OID-PATH}`. Run `-n 16,32` for two tests.\n",
+        filename="b.md",
+    )
+    terms = code_terms(doc)
+    assert ".git/lfs/objects" in terms  # the folder, without `/{OID-PATH}`
+    assert "--n-gen" in terms  # `-n 16,32`: the flag, by its long form
+
+
 def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
     from wikic.ingest.structure import kind_commands
 

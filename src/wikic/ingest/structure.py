@@ -229,13 +229,6 @@ def section_option(
         if runs and (best is None or len(words) > best[0]):
             best = (len(words), long)  # "batch sizes" is --batch-size's, not --n-prompt's
     return best[1] if best else None
-    for long, shorts in options.items():
-        words = [w for w in long.lstrip("-").split("-") if len(w) > 1]
-        if not words or not all(_stem(w.removesuffix("s")) in said for w in words):
-            continue
-        if any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts)):
-            return long
-    return None
 
 
 _ASKING = {"how", "what", "why", "when", "where", "which", "who", "does", "do", "is", "are", "can"}
