@@ -475,6 +475,19 @@ def run_ingest(root: Path, model: str | None) -> tuple[dict[str, Any], float, li
     return report, wall, command
 
 
+def stage_stats(sources: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Calls, prefilled and generated tokens, prefill and decode seconds of each stage of the
+    ingest (extract, write), summed over its sources: where the time goes."""
+    keys = ("calls", "prefill_tokens", "generated_tokens", "prefill_s", "decode_s")
+    stages: dict[str, dict[str, float]] = {}
+    for source in sources:
+        for stage, stats in (source.get("stats") or {}).items():
+            into = stages.setdefault(stage, dict.fromkeys(keys, 0.0))
+            for key in keys:
+                into[key] += float(stats.get(key) or 0)
+    return {s: {k: round(v, 1) for k, v in d.items()} for s, d in stages.items()}
+
+
 def source_tokens(
     config: Config, model: str | None, texts: Iterable[str]
 ) -> tuple[int | None, str | None]:
@@ -777,6 +790,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
                 "wall_s": round(wall, 1),
                 "exit_ok": not any(o.get("status") == "failed" for o in outcomes.values()),
                 "stats": report.get("stats"),
+                "stages": stage_stats(report.get("sources", [])),
             }
         config = load_config(root / "wikic.yaml")
         is_fragment, cut, checker = prose_checkers()

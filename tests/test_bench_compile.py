@@ -317,3 +317,20 @@ def test_ingest_rates_from_the_ingest_report(
     skipped = bc.ingest_rates(bare, [doc], Config(), None, [DOC_A])
     assert skipped == ["no tokenizer", "decode tok/s: the ingest JSON reports no decode time"]
     assert bare["prefill_ratio"] is None and bare["decode_tok_s"] is None
+
+
+def test_stage_stats_sum_each_stage_over_the_sources() -> None:
+    sources = [
+        {"stats": {"extract": {"calls": 2, "generated_tokens": 50, "decode_s": 5.0}}},
+        {
+            "stats": {
+                "extract": {"calls": 1, "generated_tokens": 10, "decode_s": 1.0},
+                "write": {"calls": 3, "prefill_tokens": 400, "prefill_s": 4.0},
+            }
+        },
+        {"status": "failed"},
+    ]
+    stages = bc.stage_stats(sources)
+    assert stages["extract"]["calls"] == 3 and stages["extract"]["generated_tokens"] == 60
+    assert stages["extract"]["decode_s"] == 6.0 and stages["write"]["prefill_tokens"] == 400
+    assert stages["write"]["generated_tokens"] == 0

@@ -427,3 +427,18 @@ def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]
     tokens = _RENDERED.parse(render_source_body(doc))
     assert not any(t.type.endswith("list_open") for t in tokens)
+
+
+def test_a_callout_marker_is_no_part_of_the_quotes_sentences() -> None:
+    """GitHub and Obsidian callouts ("> [!TIP]"): the marker labels the box; the sentences
+    are the quote's text, and the source page keeps the box (marker unescaped, own line)."""
+    doc = parse_document(
+        "> [!TIP]\n> Subword tokenization helps with `long` words.\n", filename="t.md"
+    )
+    (quote,) = doc.blocks
+    assert quote.text == "Subword tokenization helps with long words."
+    assert quote.code_spans == ("long",)
+    assert quote.markdown.splitlines()[0] == "> [!TIP]"
+    assert "Subword tokenization helps with `long` words." in quote.markdown
+    plain = parse_document("> A plain [!x] quote.\n", filename="p.md").blocks[0]
+    assert plain.text == "A plain [!x] quote."

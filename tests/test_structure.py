@@ -196,6 +196,11 @@ def test_overview_fallback_is_the_defining_fact() -> None:
         Fact("f-5", "llama accepts a `-t N` (or `--threads N`) parameter.", ()),
     ]
     assert defining_fact("--threads", rows) == rows[1].text  # prose before a table row
+    back = [
+        Fact("f-6", "The self-profiler can be configured to record event arguments.", ()),
+        Fact("f-7", "This functionality is turned off because it slows the self-profiler.", ()),
+    ]
+    assert defining_fact("self profiler", back) == back[0].text  # "This …" defines nothing
 
 
 def test_source_summary_fallback_opens_with_prose_not_a_list_item() -> None:
@@ -280,6 +285,9 @@ def test_the_title_names_its_subject() -> None:
         (),
     )
     assert subject("---\ntitle: 2019-12-20 major changes process\n---\n\n# Major") is None
+    # an introduction to a thing is about the thing; what is owned is the subject
+    assert subject("# Intro to rustc's self profiler") == ("self profiler", ())
+    assert subject("# A guide to the borrow checker") == ("borrow checker", ())
 
 
 @pytest.mark.parametrize(
@@ -298,6 +306,26 @@ def test_the_title_names_its_subject() -> None:
 )
 def test_identifiers_need_one_sentence_phrases_more(name: str, needed: int) -> None:
     assert min_evidence(name) == needed
+
+
+def test_a_word_written_as_code_needs_two_sentences_and_outranks_a_plain_phrase() -> None:
+    """`measureme`, written as code, is a name: two sentences will do, and named twice it
+    ranks before "working directory" named three times."""
+    assert min_evidence("measureme", coded={"measureme"}) == 2
+    assert min_evidence("measureme") == 3
+    text = (
+        "# Profiling\n\nThe tools come from the `measureme` repository on GitHub. "
+        "Ask questions in the measureme repository issues. "
+        "Three files appear in the working directory after a build. "
+        "The working directory holds the trace files then. "
+        "Clean the working directory before the next build.\n"
+    )
+    doc = parse_document(text, filename="p.md")
+    sentences = fact_sentences(doc)
+    names = ["working directory", "measureme"]
+    found = evidence_topics(names, sentences, set(), limit=1, coded={"measureme"})
+    assert [n for n, _ in found] == ["measureme"]
+    assert evidence_topics(names, sentences, set(), limit=1)[0][0] == "working directory"
 
 
 def test_an_environment_variable_named_once_gets_a_page() -> None:
@@ -624,6 +652,36 @@ def test_a_section_whose_example_runs_an_option_its_heading_names_is_that_option
     assert "--threads" not in {t.name for t in section_topics(other, fact_sentences(other))}
 
 
+def test_a_section_whose_example_runs_a_subcommand_its_heading_names_is_that_commands_page() -> (
+    None
+):
+    from wikic.ingest.structure import section_command
+
+    text = (
+        "# LLM\n\n## New mechanism for storing API keys\n\nKeys can now be saved using "
+        "the new `llm keys` family of commands.\n\n```bash\nllm keys set openai\n```\n\n"
+        "## Templates\n\nThe `llm templates` command lists the saved templates.\n"
+    )
+    doc = parse_document(text, filename="changes.md")
+    names = [t.name for t in section_topics(doc, fact_sentences(doc))]
+    assert "llm keys" in names and "New mechanism for storing API keys" not in names
+    code = [b for b in doc.blocks if b.kind == "code"]
+    # the heading must name the subcommand, and the example must run it
+    assert section_command("Storing API keys", code, ["llm", "llm keys"]) == "llm keys"
+    assert section_command("Storing secrets", code, ["llm keys"]) is None
+    assert section_command("API keys", [], ["llm keys"]) is None
+    # a program is a page of its own though a section's subcommand contains it
+    found = evidence_topics(
+        ["llm"],
+        fact_sentences(doc),
+        set(),
+        limit=5,
+        names_taken=["llm keys"],
+        known=["llm", "llm keys"],
+    )
+    assert [n for n, _ in found] == ["llm"]
+
+
 def test_a_definition_item_with_its_abbreviation_is_a_whole_fact() -> None:
     doc = parse_document(BENCH, filename="bench.md")
     texts = [s.text for s in fact_sentences(doc)]
@@ -799,3 +857,14 @@ def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the
     assert topics["pointer file"].aliases[0] == "Pointer"
     assert topics["git lfs pointer"].aliases == ("pointer command",)
     assert "RUSTFLAGS" in topics and "Pointer" not in topics
+
+
+def test_a_command_written_without_its_program_is_an_alias_of_the_command() -> None:
+    from wikic.ingest.structure import shorthand_commands
+
+    commands = ["uv pip install", "pip install", "uv venv", "pip", "uv pip sync", "pip sync"]
+    assert shorthand_commands(commands) == {
+        "uv pip install": ("pip install",),
+        "uv pip sync": ("pip sync",),
+    }
+    assert shorthand_commands(["git lfs track", "track"]) == {}  # one word names no command

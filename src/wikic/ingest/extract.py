@@ -38,6 +38,7 @@ from wikic.ingest.structure import (
     part_of,
     reads_as_clause,
     section_topics,
+    shorthand_commands,
     subject_name,
     title_topic,
 )
@@ -225,6 +226,11 @@ def finish_extraction(
 _FOLLOWER_RE = re.compile(r"^(?:This|These|It|Its|They|Their|That)\b")
 
 
+def refers_back(text: str) -> bool:
+    """Whether a sentence opens by pointing at the one before it ("This ensures …")."""
+    return _FOLLOWER_RE.match(text) is not None
+
+
 def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
     """`facts` (sentence ids) with each one's next sentence of the same block when that one
     goes on about it ("… wr_seq is started at 1 and incremented by 2. This ensures its value
@@ -237,7 +243,7 @@ def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple
         if i + 1 >= len(sentences):
             continue
         nxt = sentences[i + 1]
-        if nxt.paragraph == sentences[i].paragraph and _FOLLOWER_RE.match(nxt.text):
+        if nxt.paragraph == sentences[i].paragraph and refers_back(nxt.text):
             out.append(nxt.id)
     return tuple(dict.fromkeys(out))
 
@@ -319,9 +325,10 @@ def _code_topics(
     defined = defined_abbreviations(doc)
     commands = command_names(doc)
     kinds, kind_aliases = kind_commands(kind_names(doc), commands)
-    flags = {**defined, **flag_aliases(doc), **kind_aliases}
+    flags = {**defined, **flag_aliases(doc), **kind_aliases, **shorthand_commands(commands)}
     # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
-    variables = [t for t in code_terms(doc) if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
+    coded = code_terms(doc)
+    variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
     known = [*commands, *defined, *kinds, *variables]
     found = evidence_topics(
         [*names, *(t for t in (*defined, *kinds) if t not in names)],
@@ -332,6 +339,7 @@ def _code_topics(
         aliases=flags,
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
+        coded=set(coded) - {k.split()[0] for k in kind_names(doc)},  # `clean` of "clean filter"
     )
     return [
         *structural,

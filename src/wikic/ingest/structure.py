@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from wikic.ingest.candidates import STOP_WORDS
+from wikic.ingest.candidates import STOP_WORDS, command_names
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
 from wikic.vault.document import Block, Document
@@ -65,7 +65,11 @@ _PHRASE_WORDS = {
     "this", "that", "my", "your", "our", "its", "their", "without", "via", "when",
 }  # fmt: skip
 _QUESTION_WORDS = {"how", "what", "why", "when", "where", "which", "using", "use", "run", "build"}
-_PART_OF_RE = re.compile(r"^(?:an? )?(?:overview|introduction|summary) (?:of|to) (?:the )?", re.I)
+_PART_OF_RE = re.compile(
+    r"^(?:an? )?(?:overview|intro|introduction|summary|guide) (?:of|to) (?:the )?", re.I
+)
+# "rustc's self profiler": the thing is the profiler (the owner, `rustc`, is a page of its own)
+_POSSESSIVE_RE = re.compile(r"^(?:\S+['’]s )+(?=\S)")
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
 _DATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
@@ -171,6 +175,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
     title_key = name_key(doc.title)
     terms = defined_terms(doc)
     options = flag_aliases(doc)
+    commands = command_names(doc)
     asked_often = _asked_often([s.heading for s in doc.sections])
     found: list[SectionTopic] = []
     for section in doc.sections:
@@ -180,6 +185,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         if not facts:
             continue  # a heading with nothing citable under it makes an empty page
         option = section_option(section.heading, blocks, options)
+        command = section_command(section.heading, blocks, commands)
         name = heading_name(section.heading, terms)
         asked = [  # "Ollama", "Ollama.ai": the subject every question asks about
             n
@@ -188,6 +194,8 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         ]
         if option is not None:
             name, aliases = option, tuple(options[option])
+        elif command is not None:
+            name, aliases = command, ()
         elif name is None and asked:
             name, aliases = asked[0], ()  # "Why is networking slow in WSL2 on Windows 10?"
         elif name is None or name_key(name) == title_key:
@@ -228,6 +236,29 @@ def section_option(
         runs = any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts))
         if runs and (best is None or len(words) > best[0]):
             best = (len(words), long)  # "batch sizes" is --batch-size's, not --n-prompt's
+    return best[1] if best else None
+
+
+def section_command(heading: str, blocks: Sequence[Block], commands: Sequence[str]) -> str | None:
+    """The subcommand a section demonstrates, or None: its example runs the command and its
+    heading names every word after the program's ("New mechanism for storing API keys" runs
+    `llm keys set openai`: `llm keys`); the command with most words wins. `commands`: the
+    document's (`command_names`)."""
+    said = {_stem(w.removesuffix("s")) for w in re.findall(r"[A-Za-z]+", heading)}
+    lines = [
+        line.removeprefix("$ ").strip()
+        for b in blocks
+        if b.kind == "code"
+        for line in b.text.splitlines()
+    ]
+    best: tuple[int, str] | None = None
+    for command in commands:
+        words = command.split()
+        if len(words) < 2 or not all(_stem(w.removesuffix("s")) in said for w in words[1:]):
+            continue
+        runs = any(re.match(rf"{re.escape(command)}(?![\w-])", line) for line in lines)
+        if runs and (best is None or len(words) > best[0]):
+            best = (len(words), command)
     return best[1] if best else None
 
 
@@ -397,6 +428,18 @@ _KIND_WORDS = (
 _KIND_RE = re.compile(rf"^\s+({'|'.join(_KIND_WORDS)})s?\b")
 
 
+def shorthand_commands(commands: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Commands the document also writes without their program, as aliases: a README that runs
+    `uv pip install` and says "when running `pip install`, uv will …" means one command."""
+    found: dict[str, tuple[str, ...]] = {}
+    for command in commands:
+        for other in commands:
+            one_more = command.count(" ") == other.count(" ") + 1
+            if " " in other and one_more and command.endswith(" " + other):
+                found[command] = (*found.get(command, ()), other)
+    return found
+
+
 def kind_names(doc: Document) -> list[str]:
     """Names a one-word code span makes with the kind word after it: "the `clean` filter" names
     the "clean filter", "the `pointer` command" the "pointer command" (`clean` alone is any
@@ -515,9 +558,11 @@ def evidence_topics(
     aliases: Mapping[str, tuple[str, ...]] | None = None,
     known: Sequence[str] = (),
     rows: Collection[str] = (),
+    coded: Collection[str] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
     """(name, sentence ids) for candidates that enough whole-fact sentences name
-    (`min_evidence`; a sentence naming one of its `aliases` counts), best first: precise names
+    (`min_evidence`; a sentence naming one of its `aliases` counts; names the document writes
+    as inline code are in `coded`), best first: precise names
     (`is_precise`) weigh `PRECISE_WEIGHT` sentences more. `taken` holds name keys already used
     (updated). A candidate that is only part of a taken name, or another's alias, is not a page
     of its own. Sentences of the blocks in `rows` (table rows) come after the prose that names
@@ -542,14 +587,26 @@ def evidence_topics(
             continue
         if any(named_only_within(name, ids, other, sentences) for other in found_names):
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
-        if any(part_of(name, other) for other in names_taken):
-            continue
-        if len(ids) >= min_evidence(name, known):
+        if name not in known and any(part_of(name, other) for other in names_taken):
+            continue  # but the program `llm` of a section's `llm keys` is a page of its own
+        if len(ids) >= min_evidence(name, known, coded):
             found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
             found_names.append(name)
             taken.add(key)
     order = {name: i for i, (name, _) in enumerate(found)}
-    found.sort(key=lambda f: (-topic_weight(f[0], len(f[1]), known), order[f[0]]))
+    # a phrase of plain words needs one more sentence than a name (capitalised, or written as
+    # code) to rank with it: "Self-Profile Working Group" and `measureme` named twice rank with
+    # "working directory" named three times, and before it
+    plain = {
+        n for n, _ in found if n.islower() and not is_code_like(n) and n not in (*coded, *known)
+    }
+    found.sort(
+        key=lambda f: (
+            -topic_weight(f[0], len(f[1]) + (f[0] not in plain), known),
+            f[0] in plain,
+            order[f[0]],
+        )
+    )
     return found[:limit]
 
 
@@ -623,15 +680,16 @@ def _words(text: str) -> list[str]:
     return [name_key(w) for w in re.findall(r"\w+", text)]
 
 
-def min_evidence(name: str, known: Sequence[str] = ()) -> int:
+def min_evidence(name: str, known: Sequence[str] = (), coded: Collection[str] = ()) -> int:
     """Whole-fact sentences that must name a candidate before it gets a page. An identifier,
     flag, variable or command (`OLLAMA_HOST`, `--threads`, `_PyUnicode_InternMortal`,
     `git credential`) is what readers of technical documents look up, and its name is too
     precise to be mentioned by chance: one sentence will do. Other code-like names (a path, a
-    hyphenated word) need one less than a phrase."""
+    hyphenated word) and words the document writes as inline code (`coded`: the `measureme`
+    repository) need one less than a phrase."""
     if is_precise(name, known):
         return 1
-    return MIN_EVIDENCE - 1 if is_code_like(name) else MIN_EVIDENCE
+    return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded else MIN_EVIDENCE
 
 
 # a flag, a snake_case or SCREAMING_CASE name, camelCase, a file name with an extension
@@ -680,6 +738,7 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
     if heading is None or doc.title_from == "filename" or _DATED_RE.match(heading):
         return None  # a dated note is about an event, not a subject
     name, aliases = split_abbreviation(heading)
+    name = _POSSESSIVE_RE.sub("", name)
     tail = name.rstrip("/").rsplit("/", 1)[-1]
     if " " not in name and tail != name and any(c.isalpha() for c in tail):
         name, aliases = tail, (name, *aliases)  # a path names the thing at its end

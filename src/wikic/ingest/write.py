@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest import grounding, prompts
-from wikic.ingest.extract import Extraction, ends_whole, opening, starts_sentence
+from wikic.ingest.extract import Extraction, ends_whole, opening, refers_back, starts_sentence
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import (
@@ -91,14 +91,16 @@ def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
     "QSBR is …": the title within the first words, then a defining verb), else one that names
     it and defines something, else prose before a table row, one that opens like a sentence,
-    else the first."""
+    else the first. A fact that refers back ("This functionality is …") defines nothing."""
 
-    def score(f: Fact) -> tuple[int, int, int, int, int]:
+    def score(f: Fact) -> tuple[int, bool, int, bool, int, int]:
         names = grounding.mentions([title], f.text)
         verb = _DEFINING_RE.search(f.text)
         subject = bool(names and verb and _opens_with(title, f.text[: verb.start()]))
         row = table_row_reason(f.text) is not None
-        return (-subject, -(names and bool(verb)), row, -starts_sentence(f.text), -names)
+        opens = starts_sentence(f.text)
+        weak = refers_back(f.text) or not opens
+        return (-subject, weak, -(names and bool(verb)), row, -opens, -names)
 
     return min(facts, key=score).text
 

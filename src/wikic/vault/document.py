@@ -312,17 +312,34 @@ def _row_sentence(header: list[str], row: list[str]) -> str:
     return "; ".join(cells)
 
 
+# a callout's type marker opening a quote ("> [!TIP]", "> [!note]-"): Obsidian and GitHub
+# render it as the box's label; it is no part of the quote's sentences
+_CALLOUT_RE = re.compile(r"^\[![A-Za-z-]+\][+-]?\s*")
+_ESCAPED_CALLOUT_RE = re.compile(r"^\\\[(![A-Za-z-]+)\\\]([+-]?)[ \t]*\n?")
+
+
 def _quote(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
-    """A block quote as one block; lists, headings and code inside it are flattened."""
+    """A block quote as one block; lists, headings and code inside it are flattened, and a
+    callout marker leaves the text (the markdown keeps it)."""
     prose: list[tuple[str, list[tuple[int, int]]]] = []
     md_parts: list[str] = []
     spans: dict[str, Any] = {"code_spans": (), "strong": ()}
     for inner in _descendants(node):
         if inner.type == "inline":
             inline = render_inline(inner)
-            if inline.text:
-                prose.append((inline.text, inline.protected))
-                md_parts.append(inline.markdown)
+            text, protected = inline.text, inline.protected
+            marker = _CALLOUT_RE.match(text) if not prose else None
+            if marker:
+                cut = marker.end()
+                text = text[cut:]
+                protected = [(a - cut, b - cut) for a, b in protected if a >= cut]
+            markdown = inline.markdown
+            if marker:  # unescaped and on a line of its own: the source page shows the box
+                markdown = _ESCAPED_CALLOUT_RE.sub(r"[\1]\2\n", markdown, count=1).rstrip("\n")
+            if text:
+                prose.append((text, protected))
+            if text or marker:
+                md_parts.append(markdown)
                 spans["code_spans"] += tuple(inline.code_spans)
                 spans["strong"] += tuple(inline.strong)
         elif inner.type in ("fence", "code_block"):
