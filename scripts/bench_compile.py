@@ -15,8 +15,10 @@ with its one name rule (vault/names.name_key). Measured, per document and in tot
 - seconds per 1,000 words of ingest, prefilled tokens / source tokens, decode tokens/s;
 - with --qa, QA accuracy of `wikic query` vs plain RAG (scripts/bench_quality.py).
 
-Dated documents are episodes: by design ingest gives them no topic pages of their own (they reach
-topic pages through `wikic consolidate`), so recall is also given without them.
+Dated notes are episodes: by design ingest gives them no topic pages of their own (they reach
+topic pages through `wikic consolidate`), so recall is also given without them. A dated document
+that reads as an article (a title and sections of its own: the corpus's design-meeting minutes)
+is no episode (`wikic.vault.episodes.reads_as_article`).
 
     WIKIC_MODELS_DIR=.cache/test-models .venv/bin/python scripts/bench_compile.py   # ~1 h
     .venv/bin/python scripts/bench_compile.py --files llm-aliases.md,cpython-qsbr.md
@@ -336,7 +338,7 @@ def measure_document(
         file=file,
         words=len(text.split()),
         episode=episode_date(
-            f"raw/{file}", parse_document(text, filename=file).front_matter, config
+            f"raw/{file}", parse_document(text, filename=file).front_matter, config, text=text
         )
         is not None,
         status=status,

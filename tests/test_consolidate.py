@@ -509,3 +509,25 @@ def test_code_links_an_episode_naming_a_pattern_page_the_model_passed_over(wiki)
     assert pattern["page"] == "concepts/port-8080.md"
     assert "[[sources/2026-04-08-log#^p1]]" in page(wiki, "wiki/concepts/port-8080.md").body
     assert lint_problems(wiki) == []
+
+
+def test_a_dated_article_is_no_episode_but_a_note_named_by_its_date_is() -> None:
+    """A dated blog post or design document (a name, a title and sections of its own) is about
+    its subject; a note named or titled by its day is an episode whatever its length."""
+    from wikic.vault.episodes import reads_as_article
+
+    config = Config()
+    sections = "\n\n## Overview\n\n" + "word " * 200 + "\n\n## Next steps\n\n" + "word " * 120
+    article = "# Cranelift backend for rustc" + sections
+    assert reads_as_article(article, stem="2020-04-03-cranelift-backend-for-rustc")
+    rel = "raw/2020-04-03-cranelift-backend-for-rustc.md"
+    assert episode_date(rel, {}, config, text=article) is None
+    assert episode_date(rel, {}, config) == dt.date(2020, 4, 3)  # without its text: by its name
+    # named by its date alone, or titled by note words: a note of that day
+    assert episode_date("raw/2020-04-03.md", {}, config, text=article) == dt.date(2020, 4, 3)
+    standup = "# Standup 2020-04-03" + sections
+    assert not reads_as_article(standup, stem="2020-04-03-team-standup")
+    # short, or without sections: a note
+    assert not reads_as_article("# Cranelift backend for rustc\n\nShort note.\n", stem="x-y")
+    titled = "---\ntitle: Target Tier Policy\n---\n" + sections
+    assert reads_as_article(titled, {"title": "Target Tier Policy"}, stem="2019-09-20-tier-policy")

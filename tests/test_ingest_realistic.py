@@ -3,8 +3,9 @@
 The documents (tests/data/realistic/, see SOURCES.md there) are a hard-wrapped design doc with a
 footnote marker and a numbered reference list (CPython's QSBR notes), a tool README with a table
 of contents, an option list in a code block, shell blocks and result tables (llama-bench), and
-dated meeting minutes (an episode: a source page only). Regenerate the goldens with
-WIKIC_UPDATE_GOLDEN=1 after reading the produced pages.
+dated design-meeting minutes with a title and sections of their own (an article: topic pages),
+also saved as a daily note named by its date (`journal/2020-04-03.md`: an episode, a source page
+only). Regenerate the goldens with WIKIC_UPDATE_GOLDEN=1 after reading the produced pages.
 """
 
 from __future__ import annotations
@@ -147,9 +148,14 @@ def realistic_script() -> IngestScript:
     )
 
 
+JOURNAL = "journal/2020-04-03.md"  # the minutes again, as a daily note named by its date
+
+
 def compile_realistic(paths: WikiPaths) -> IngestReport:
     for name in DOCUMENTS:
         shutil.copy(DATA / name, paths.raw / name)
+    (paths.raw / JOURNAL).parent.mkdir()
+    shutil.copy(DATA / DOCUMENTS[2], paths.raw / JOURNAL)
     backend = realistic_script().backend()
     return ingest(
         paths,
@@ -197,7 +203,11 @@ def _headings() -> set[str]:
 
 def _flat(markdown: str) -> str:
     """Block text as a fact quotes it: no code-span backticks, no markdown escapes."""
-    return " ".join(markdown.replace("`", "").replace("\\", "").split())
+    text = _LINK_RE.sub(r"\1", markdown)  # a fact keeps a link's text, not its target
+    return " ".join(text.replace("`", "").replace("\\", "").split())
+
+
+_LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
 def _tables(markdown: str) -> list[list[list[str]]]:
@@ -233,7 +243,7 @@ def _document_title(name: str) -> str:
 
 def test_three_documents_match_golden_pages(compiled: Compiled) -> None:
     paths, report = compiled
-    assert [o.status for o in report.outcomes] == ["ingested"] * 3, report.outcomes
+    assert [o.status for o in report.outcomes] == ["ingested"] * 4, report.outcomes
     assert_matches_golden(paths.wiki, GOLDEN)
 
 
@@ -285,19 +295,28 @@ def test_source_pages_keep_titles_summaries_code_and_tables(compiled: Compiled) 
     assert len(_FENCE_RE.findall(bench.body)) == 4 and len(_tables(bench.body)) == 3
 
 
-def test_the_meeting_minutes_are_an_episode_with_a_source_page_only(compiled: Compiled) -> None:
+def test_dated_minutes_are_an_article_and_a_note_named_by_its_date_an_episode(
+    compiled: Compiled,
+) -> None:
+    """The minutes have a title and sections of their own ("Cranelift backend for rustc"): a
+    dated design document, compiled into topic pages like any article. The same text named by
+    its date alone is a note of that day: a source page only, for consolidation to read."""
     report = compiled[1]
     vault = _pages(compiled)
     (minutes,) = [o for o in report.outcomes if o.raw == f"raw/{DOCUMENTS[2]}"]
-    assert minutes.created == [] and minutes.updated == []
-    page = vault.resolve(minutes.source_page[:-3])
+    assert "Cranelift backend" in {vault.resolve(p[:-3]).props["title"] for p in minutes.created}
+    (note,) = [o for o in report.outcomes if o.raw == f"raw/{JOURNAL}"]
+    assert note.created == [] and note.updated == []
+    page = vault.resolve(note.source_page[:-3])
     assert page.props["title"] == CRANELIFT
     assert page.props["kind"] == "journal" and "journal" in page.props["tags"]
     body = split_body(page.body)
     assert body.get("Key claims") is None and body.get("Pages") is None
+    target = page.path.removesuffix(".md")  # no topic page cites or links the note
     for other in vault:
         if other.type in ("entity", "concept"):
-            assert page.name not in other.body and page.name not in str(other.props)
+            text = other.body + str(other.props)
+            assert not any(f"[[{target}{end}" in text for end in ("]]", "|", "#")), other.path
 
 
 def test_every_page_title_has_balanced_brackets(compiled: Compiled) -> None:

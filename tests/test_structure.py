@@ -868,3 +868,14 @@ def test_a_command_written_without_its_program_is_an_alias_of_the_command() -> N
         "uv pip sync": ("pip sync",),
     }
     assert shorthand_commands(["git lfs track", "track"]) == {}  # one word names no command
+
+
+def test_a_name_the_document_shortens_is_one_page_with_the_short_name_as_alias() -> None:
+    from wikic.ingest.structure import short_names
+
+    doc = parse_document(
+        "# Backends\n\nThe backend is `rustc_codegen_cranelift` or `cg_cranelift` for short. "
+        "It compiles fast, or slow for short runs.\n",
+        filename="b.md",
+    )
+    assert short_names(doc) == {"rustc_codegen_cranelift": ("cg_cranelift",)}

@@ -79,10 +79,17 @@ def page_blocks(page: Page) -> tuple[EpisodeBlock, ...]:
 
 
 def raw_front_matter(paths: WikiPaths, raw: str) -> dict[str, Any]:
+    return _front_matter(_raw_text(paths, raw))
+
+
+def _raw_text(paths: WikiPaths, raw: str) -> str:
     try:
-        text = (paths.root / raw).read_text(encoding="utf-8-sig")
+        return (paths.root / raw).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
-        return {}
+        return ""
+
+
+def _front_matter(text: str) -> dict[str, Any]:
     m = _FRONT_RE.match(text.replace("\r\n", "\n"))
     if not m:
         return {}
@@ -108,8 +115,13 @@ def date_of_source(paths: WikiPaths, page: Page) -> dt.date | None:
     own = parse_date(page.props.get("date"))
     if own or not raw:
         return own
+    text = _raw_text(paths, raw)
     return episode_date(
-        raw, raw_front_matter(paths, raw), paths.config, modified=_modified(paths, raw)
+        raw,
+        _front_matter(text),
+        paths.config,
+        modified=_modified(paths, raw),
+        text=text or None,
     )
 
 

@@ -38,6 +38,7 @@ from wikic.ingest.structure import (
     part_of,
     reads_as_clause,
     section_topics,
+    short_names,
     shorthand_commands,
     subject_name,
     title_topic,
@@ -325,7 +326,13 @@ def _code_topics(
     defined = defined_abbreviations(doc)
     commands = command_names(doc)
     kinds, kind_aliases = kind_commands(kind_names(doc), commands)
-    flags = {**defined, **flag_aliases(doc), **kind_aliases, **shorthand_commands(commands)}
+    flags = {
+        **defined,
+        **flag_aliases(doc),
+        **kind_aliases,
+        **shorthand_commands(commands),
+        **short_names(doc),
+    }
     # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
     coded = code_terms(doc)
     variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]

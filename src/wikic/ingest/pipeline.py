@@ -276,7 +276,10 @@ def _extract_all(
 def _episode_test(paths: WikiPaths, source: Source) -> Callable[[Mapping[str, Any]], bool]:
     cfg = paths.config
     return lambda front_matter: (
-        episode_date(source.rel, front_matter, cfg, modified=_modified(paths, source)) is not None
+        episode_date(
+            source.rel, front_matter, cfg, modified=_modified(paths, source), text=source.text
+        )
+        is not None
     )
 
 

@@ -501,6 +501,22 @@ def defined_abbreviations(doc: Document) -> dict[str, tuple[str, ...]]:
     return found
 
 
+_FOR_SHORT_RE = re.compile(r"([\w./-]+),? or ([\w./-]+),? for short\b")
+
+
+def short_names(doc: Document) -> dict[str, tuple[str, ...]]:
+    """Code names the document shortens: "`rustc_codegen_cranelift` or `cg_cranelift` for
+    short" gives `rustc_codegen_cranelift`: (`cg_cranelift`,)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind == "code":
+            continue
+        for long, short in _FOR_SHORT_RE.findall(block.text):
+            if {long, short} <= set(block.code_spans) and short not in found.get(long, ()):
+                found[long] = (*found.get(long, ()), short)
+    return found
+
+
 def flag_aliases(doc: Document) -> dict[str, tuple[str, ...]]:
     """Long flags with the short forms the document pairs them with: "`-ngl N` (or
     `--n-gpu-layers N`)" and "`-b, --batch-size`" give `--n-gpu-layers`: (`-ngl`,) and
@@ -579,7 +595,11 @@ def evidence_topics(
         if name not in known and not is_subject(name):
             continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
-        naming = [s for s in sentences if any(names_sentence(n, s.text) for n in forms)]
+        naming = [
+            s
+            for s in sentences
+            if any(names_sentence(n, s.text, verbatim=n in coded and " " not in n) for n in forms)
+        ]
         if naming and all(only_listed(forms, s.text) for s in naming):
             continue  # "With the exception of `-r`, `-o` and `-v`, …" is about none of them
         ids = tuple(s.id for s in sorted(naming, key=lambda s: s.paragraph in rows))
@@ -749,9 +769,11 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
     return (name, aliases) if len(words) <= 4 else None
 
 
-def names_sentence(name: str, text: str) -> bool:
-    """Code-like names must appear verbatim; other names as a run of words."""
-    if is_code_like(name):
+def names_sentence(name: str, text: str, *, verbatim: bool = False) -> bool:
+    """Code-like names (and any name when `verbatim`: a word the document writes as code, whose
+    capitalised namesake in prose is another thing: `rust` the repository, Rust the language)
+    must appear verbatim; other names as a run of words (`uv pip compile`, "pip-compile")."""
+    if verbatim or is_code_like(name):
         return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
     return names_in([name], text)
 

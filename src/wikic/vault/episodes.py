@@ -2,8 +2,10 @@
 
 A source is an episode when it has a date: a `date:` front-matter property, a date in its file
 name (`2026-04-03-standup.md`) or path (`2026/04/03.md`), or it lives under a folder listed in
-`consolidate.episode_dirs` (dated then by its modification day). Pure functions: same input, same
-answer; a date that does not exist (2026-02-30) is no date.
+`consolidate.episode_dirs` (dated then by its modification day) — unless its text reads as an
+article (`reads_as_article`: a dated blog post or design document is about its subject, not a
+note of its day). Pure functions: same input, same answer; a date that does not exist
+(2026-02-30) is no date.
 """
 
 from __future__ import annotations
@@ -41,16 +43,112 @@ def parse_date(value: Any) -> dt.date | None:
     return None
 
 
+ARTICLE_MIN_WORDS = 300
+ARTICLE_MIN_SECTIONS = 2
+# words of a day's note title: "Standup", "Daily notes", "Friday", "Weekly review 2026-W14"
+_NOTE_WORDS = frozenset(
+    [
+        "daily",
+        "day",
+        "note",
+        "notes",
+        "journal",
+        "log",
+        "diary",
+        "standup",
+        "stand-up",
+        "meeting",
+        "minutes",
+        "weekly",
+        "week",
+        "review",
+        "retro",
+        "retrospective",
+        "today",
+        "todo",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
+_H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_SECTION_RE = re.compile(r"^#{2,6}[ \t]+\S", re.MULTILINE)
+_FENCE_RE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.MULTILINE | re.DOTALL)
+_FRONT_RE = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
+
+
+def _own_words(text: str) -> list[str]:
+    """The words of a title or file name besides dates and the words of a day's note."""
+    return [w for w in re.findall(r"[A-Za-z][\w'’.+]*", text) if w.casefold() not in _NOTE_WORDS]
+
+
+def reads_as_article(
+    text: str, front_matter: Mapping[str, Any] | None = None, *, stem: str | None = None
+) -> bool:
+    """Whether a dated source is an article rather than a note of its day. A daily note is named
+    by its date (`2026-04-03.md`, `2026-04-03-standup.md`) or titled by it ("Standup
+    2026-04-03"); a dated blog post or design document has a name and a title of its own
+    (`2020-04-03-cranelift-backend-for-rustc.md`, "Cranelift backend for rustc": two or more
+    words besides the date and note words), at least `ARTICLE_MIN_SECTIONS` headed sections and
+    `ARTICLE_MIN_WORDS` words. It is about its subject: it gets topic pages like any article.
+    `stem`: the file name without its extension."""
+    if stem is not None and len(_own_words(_NAME_DATE_RE.sub(" ", stem))) < 2:
+        return False
+    body = _FRONT_RE.sub("", text.replace("\r\n", "\n"), count=1)
+    prose = _FENCE_RE.sub("", body)
+    h1 = _H1_RE.search(prose)
+    titles = [str((front_matter or {}).get("title") or ""), h1.group(1) if h1 else ""]
+    own = max((_own_words(t) for t in titles), key=len)
+    sections = len(_SECTION_RE.findall(prose))
+    return (
+        len(own) >= 2
+        and sections >= ARTICLE_MIN_SECTIONS
+        and len(prose.split()) >= ARTICLE_MIN_WORDS
+    )
+
+
 def episode_date(
     rel_path: str,
     front_matter: Mapping[str, Any] | None,
     config: Config,
     *,
     modified: dt.date | None = None,
+    text: str | None = None,
 ) -> dt.date | None:
     """The date of the source at `rel_path` (relative to the wiki root, e.g. `raw/x.md`) if it is
     an episode, else None. Precedence: `date:` property, file name, path, then an episode folder
-    (dated by `modified`, the file's modification day, when nothing else dates it)."""
+    (dated by `modified`, the file's modification day, when nothing else dates it). With its
+    `text`, a source that reads as an article (`reads_as_article`) is no episode."""
+    if text is not None and reads_as_article(text, front_matter, stem=PurePosixPath(rel_path).stem):
+        return None
     if front_matter:
         found = parse_date(front_matter.get("date"))
         if found:
