@@ -879,3 +879,34 @@ def test_a_name_the_document_shortens_is_one_page_with_the_short_name_as_alias()
         filename="b.md",
     )
     assert short_names(doc) == {"rustc_codegen_cranelift": ("cg_cranelift",)}
+
+
+def test_a_model_summary_cut_inside_a_bracket_gives_way_to_the_opening() -> None:
+    from types import SimpleNamespace
+
+    from wikic.ingest.extract import Extraction
+    from wikic.ingest.write import _source_summary
+    from wikic.llm.backend import EMPTY_STATS, Generation
+    from wikic.vault.sources import Source
+
+    text = (
+        "# Tiers\n\nDevelopers ask how to raise a target to tier 2 (and how to ship it via "
+        "rustup). The project has no policy for target tiers.\n"
+    )
+    doc = parse_document(text, filename="t.md")
+    ex = Extraction(
+        Source("raw/t.md", text, "sha256:0", "article"),
+        "Tiers",
+        "The project has no policy for target tiers.",
+        doc,
+        {s.id: s for s in fact_sentences(doc)},
+        [],
+    )
+
+    def reply(summary: str) -> Generation:
+        return Generation(summary, SimpleNamespace(summary=summary), EMPTY_STATS)
+
+    cut = "Developers ask how to raise a target to tier 2 (and how to ship it via rust."
+    assert _source_summary(ex, reply(cut), 600) == ex.summary
+    whole = "Developers ask how to raise a target to tier 2."
+    assert _source_summary(ex, reply(whole), 600) == whole

@@ -44,7 +44,7 @@ class GenerationConfig(_Section):
     seed: int = 0
     prefill_step_size: int = Field(256, ge=16)
     max_context_tokens: int = Field(8192, ge=512)
-    batch_size: int = Field(16, ge=1, le=64)  # rows decoded together; HTTP: requests in flight
+    batch_size: int = Field(8, ge=1, le=64)  # rows decoded together; HTTP: requests in flight
 
 
 class PathsConfig(_Section):

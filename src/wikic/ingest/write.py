@@ -228,6 +228,7 @@ def _source_summary(ex: Extraction, gen: Generation, summary_chars: int) -> str:
         text
         and grounding.grounded(text, ex.source.text)
         and ends_whole(text)
+        and cut_reason(text) is None  # lint's rule: "… available via rust." is cut in a bracket
         and not copies_prompt(text, _outline(ex))
     ):
         return text
