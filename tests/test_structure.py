@@ -910,3 +910,19 @@ def test_a_model_summary_cut_inside_a_bracket_gives_way_to_the_opening() -> None
     assert _source_summary(ex, reply(cut), 600) == ex.summary
     whole = "Developers ask how to raise a target to tier 2."
     assert _source_summary(ex, reply(whole), 600) == whole
+
+
+def test_a_one_word_code_name_counts_only_its_verbatim_mentions() -> None:
+    """`rust` written as code is the repository; "Rust" in prose is the language."""
+    from wikic.ingest.structure import names_sentence
+
+    assert names_sentence("rust", "Bring it to the `rust` repo.", verbatim=True)
+    assert not names_sentence("rust", "A backend written in Rust.", verbatim=True)
+    assert names_sentence("rust", "A backend written in Rust.")
+    text = (
+        "# Backends\n\nBring the backend to the `rust` repo soon. It is written in Rust. "
+        "The Rust project hosts it. Rust builds it fast.\n"
+    )
+    doc = parse_document(text, filename="r.md")
+    found = evidence_topics(["rust"], fact_sentences(doc), set(), limit=5, coded={"rust"})
+    assert found == []  # one verbatim mention: not enough for a page
