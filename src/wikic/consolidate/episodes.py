@@ -78,10 +78,6 @@ def page_blocks(page: Page) -> tuple[EpisodeBlock, ...]:
     return tuple(found.values())
 
 
-def raw_front_matter(paths: WikiPaths, raw: str) -> dict[str, Any]:
-    return _front_matter(_raw_text(paths, raw))
-
-
 def _raw_text(paths: WikiPaths, raw: str) -> str:
     try:
         return (paths.root / raw).read_text(encoding="utf-8-sig")

@@ -325,7 +325,8 @@ def _code_topics(
     taken = {name_key(n) for n in taken_names}
     defined = defined_abbreviations(doc)
     commands = command_names(doc)
-    kinds, kind_aliases = kind_commands(kind_names(doc), commands)
+    kind_words = kind_names(doc)
+    kinds, kind_aliases = kind_commands(kind_words, commands)
     flags = {
         **defined,
         **flag_aliases(doc),
@@ -346,7 +347,7 @@ def _code_topics(
         aliases=flags,
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
-        coded=set(coded) - {k.split()[0] for k in kind_names(doc)},  # `clean` of "clean filter"
+        coded=set(coded) - {k.split()[0] for k in kind_words},  # `clean` of "clean filter"
     )
     return [
         *structural,

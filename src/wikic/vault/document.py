@@ -328,13 +328,13 @@ def _quote(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
         if inner.type == "inline":
             inline = render_inline(inner)
             text, protected = inline.text, inline.protected
+            markdown = inline.markdown
             marker = _CALLOUT_RE.match(text) if not prose else None
             if marker:
                 cut = marker.end()
                 text = text[cut:]
                 protected = [(a - cut, b - cut) for a, b in protected if a >= cut]
-            markdown = inline.markdown
-            if marker:  # unescaped and on a line of its own: the source page shows the box
+                # unescaped and on a line of its own: the source page shows the box
                 markdown = _ESCAPED_CALLOUT_RE.sub(r"[\1]\2\n", markdown, count=1).rstrip("\n")
             if text:
                 prose.append((text, protected))

@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from wikic.config import Config
+from wikic.vault.sources import body_text
 
 Period = Literal["week", "day"]
 _NAME_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -46,63 +47,17 @@ def parse_date(value: Any) -> dt.date | None:
 ARTICLE_MIN_WORDS = 300
 ARTICLE_MIN_SECTIONS = 2
 # words of a day's note title: "Standup", "Daily notes", "Friday", "Weekly review 2026-W14"
-_NOTE_WORDS = frozenset(
-    [
-        "daily",
-        "day",
-        "note",
-        "notes",
-        "journal",
-        "log",
-        "diary",
-        "standup",
-        "stand-up",
-        "meeting",
-        "minutes",
-        "weekly",
-        "week",
-        "review",
-        "retro",
-        "retrospective",
-        "today",
-        "todo",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    ]
-)
+_NOTE_WORDS = frozenset({
+    "daily", "day", "note", "notes", "journal", "log", "diary", "standup", "stand-up", "meeting",
+    "minutes", "weekly", "week", "review", "retro", "retrospective", "today", "todo",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+})  # fmt: skip
 _H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SECTION_RE = re.compile(r"^#{2,6}[ \t]+\S", re.MULTILINE)
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.MULTILINE | re.DOTALL)
-_FRONT_RE = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 
 
 def _own_words(text: str) -> list[str]:
@@ -122,8 +77,7 @@ def reads_as_article(
     `stem`: the file name without its extension."""
     if stem is not None and len(_own_words(_NAME_DATE_RE.sub(" ", stem))) < 2:
         return False
-    body = _FRONT_RE.sub("", text.replace("\r\n", "\n"), count=1)
-    prose = _FENCE_RE.sub("", body)
+    prose = _FENCE_RE.sub("", body_text(text.replace("\r\n", "\n")))
     h1 = _H1_RE.search(prose)
     titles = [str((front_matter or {}).get("title") or ""), h1.group(1) if h1 else ""]
     own = max((_own_words(t) for t in titles), key=len)
@@ -147,8 +101,19 @@ def episode_date(
     an episode, else None. Precedence: `date:` property, file name, path, then an episode folder
     (dated by `modified`, the file's modification day, when nothing else dates it). With its
     `text`, a source that reads as an article (`reads_as_article`) is no episode."""
-    if text is not None and reads_as_article(text, front_matter, stem=PurePosixPath(rel_path).stem):
-        return None
+    found = _dated(rel_path, front_matter, config, modified)
+    if found is None or text is None:
+        return found
+    stem = PurePosixPath(rel_path).stem
+    return None if reads_as_article(text, front_matter, stem=stem) else found
+
+
+def _dated(
+    rel_path: str,
+    front_matter: Mapping[str, Any] | None,
+    config: Config,
+    modified: dt.date | None,
+) -> dt.date | None:
     if front_matter:
         found = parse_date(front_matter.get("date"))
         if found:
