@@ -312,6 +312,72 @@ def test_a_question_asking_for_an_amount_declines_when_no_cited_fact_states_a_nu
     assert not states_quantity("Only `sha256` is supported, as in q4_0.")
 
 
+def test_an_amount_is_declined_unless_stated_for_whose_it_is(wiki) -> None:
+    from wikic.query.terms import amount_owners
+
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/bpe.md": concept(
+                "BPE", "GPT-2 uses byte-level BPE with a vocabulary of 50,257 tokens.", "a1"
+            ),
+            "wiki/concepts/llama.md": concept("Llama", "Llama uses a BPE tokenizer.", "b1"),
+        },
+        "w",
+    )
+    backend = FakeBackend(citing("x", "50,257", "Llama uses"))
+    result = answer_question(
+        wiki, "What is the vocabulary size of Llama's BPE tokenizer?", backend=backend
+    )
+    assert result.declined and result.answer.startswith(DECLINED)
+    assert result.decline_reason == "no cited fact states the amount for 'Llama'"
+    own = answer_question(
+        wiki, "What is the vocabulary size of GPT-2's BPE tokenizer?", backend=backend
+    )
+    assert not own.declined and "50,257" in own.answer
+    assert [t.text for t in amount_owners("How many times faster than `pdm` is uv?")] == ["pdm"]
+    assert amount_owners("How much did events shorter than 2 ms shrink the file?") == []
+    assert amount_owners("How many developers should a target's team have?") == []
+    assert amount_owners("How large is the 7B model according to llama-bench's tables?") == []
+
+
+def test_a_closing_condition_must_be_stated_with_the_subject(wiki) -> None:
+    from wikic.query.terms import qualifiers
+
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/logs.md": concept(
+                "Logs", "The logs.db database is stored in the user directory.", "c1"
+            ),
+            "wiki/concepts/docker.md": concept(
+                "Docker", "Docker Desktop runs on macOS, Windows and Linux.", "d1"
+            ),
+        },
+        "w",
+    )
+    backend = FakeBackend(citing("x", "logs.db database", "Docker Desktop"))
+    question = "Where is the logs.db database stored on Windows?"
+    result = answer_question(wiki, question, backend=backend)
+    assert result.declined and result.decline_reason == "no cited fact says it for 'Windows'"
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/logs.md": concept(
+                "Logs", "On Windows the logs.db database is stored in AppData.", "c1"
+            )
+        },
+        "w2",
+    )
+    backend = FakeBackend(citing("x", "logs.db database"))
+    assert not answer_question(wiki, question, backend=backend).declined
+    assert [t.text for t in qualifiers("How do I run it on an AMD ROCm backend?")] == [
+        "AMD",
+        "ROCm",
+    ]
+    assert qualifiers("Which flag offloads layers to the GPU with a small card?") == []
+
+
 def test_nothing_relevant_does_not_load_the_model(wiki) -> None:
     def factory():
         raise AssertionError("the model was loaded")

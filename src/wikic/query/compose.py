@@ -9,7 +9,10 @@ Invariants: a rendered citation always points at a unit that was shown and that 
 sentence (`query.support`); a sentence no shown unit supports is marked as the model's
 inference and carries no citation; the answer is declined ("… does not say") when the model says
 the units do not answer, when nothing is cited, when the cited units share none of the
-question's topic words, or when no shown unit holds its key terms (then the model is not called). Prompt order: schema → task → evidence → question,
+question's topic words, when an amount is asked and no cited sentence states one (with its owner:
+"Llama's", "than pdm"), when the question's closing condition ("on Windows") is stated by no cited
+unit about the question, or when no shown unit holds its key terms (then the model is not
+called). Prompt order: schema → task → evidence → question,
 so everything before the evidence is the same for every question (one cached prefix).
 """
 
@@ -33,6 +36,8 @@ from wikic.query.support import (
     exact_terms,
     holds_terms,
     supporting,
+    unmet_conditions,
+    unowned_amount,
     untouched_topic,
 )
 from wikic.query.terms import KeyTerm, asks_quantity, key_terms, states_quantity, unsupported
@@ -242,6 +247,12 @@ def compose(
             declined = "the cited facts say nothing about " + ", ".join(off_topic)
         elif asks_quantity(question) and not any(states_quantity(s.text) for s in sentences):
             declined = "the question asks for an amount and no cited fact states a number"
+        elif asks_quantity(question) and (
+            owners := unowned_amount(question, [(s.text, s.cited) for s in sentences])
+        ):
+            declined = "no cited fact states the amount for " + _quoted_terms(owners)
+        elif unmet := unmet_conditions(question, [u for x in sentences for u in x.cited]):
+            declined = "no cited fact says it for " + _quoted_terms(unmet)
     answer = decline_text if declined else joined(sentences)
     return Composed(
         answer,
@@ -293,4 +304,8 @@ def _headings(packed: Packed) -> list[str]:
 
 
 def _lacking(terms: list[KeyTerm]) -> str:
-    return "no fact shown holds " + ", ".join(f"'{t.text}'" for t in terms)
+    return "no fact shown holds " + _quoted_terms(terms)
+
+
+def _quoted_terms(terms: Sequence[KeyTerm]) -> str:
+    return ", ".join(f"'{t.text}'" for t in terms)

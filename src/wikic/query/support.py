@@ -13,7 +13,16 @@ import math
 from collections.abc import Sequence
 
 from wikic.query.evidence import Shown, words
-from wikic.query.terms import KeyTerm, key_terms, missing_terms
+from wikic.query.terms import (
+    KeyTerm,
+    amount_owners,
+    holds,
+    key_terms,
+    missing_terms,
+    qualifiers,
+    states_quantity,
+    text_words,
+)
 from wikic.store.search import STOPWORDS
 
 STEM = 5  # "persisted" and "persist" share a stem
@@ -95,3 +104,48 @@ def untouched_topic(question: str, cited: Sequence[Shown]) -> list[str]:
         set().union(*(stems(f"{u.evidence.heading} {u.text}") for u in cited)) if cited else set()
     )
     return [] if any(w[:STEM] in held for w in topic) else topic
+
+
+def _labelled(unit: Shown) -> str:
+    """A unit's text with its page heading and section label (what it is said about)."""
+    return " ".join((unit.evidence.heading, unit.evidence.section, unit.text))
+
+
+def unowned_amount(question: str, stated: Sequence[tuple[str, Sequence[Shown]]]) -> list[KeyTerm]:
+    """Whose amount the question asks for (`terms.amount_owners`: "Llama's", "than pdm") when
+    no answer sentence states a number together with them; [] when one does or the question
+    names no owner. `stated`: each answer sentence with the units it cites."""
+    owners = amount_owners(question)
+    if not owners:
+        return []
+    for text, cited in stated:
+        where = [text, *(u.evidence.heading for u in cited)]
+        if states_quantity(text) and not missing_terms(owners, where):
+            return []
+    return owners
+
+
+def unmet_conditions(question: str, cited: Sequence[Shown]) -> list[KeyTerm]:
+    """The names of the question's closing condition ("… stored on Windows?") that no cited
+    unit states together with something else the question asks about. A fact about Docker
+    that lists Windows among its platforms does not say where a database is kept on Windows."""
+    conditions = qualifiers(question)
+    if not conditions:
+        return []
+    asked = stems(question)
+    others = [t for t in key_terms(question) if t not in conditions]
+    unmet = []
+    for term in conditions:
+        own = {w[:STEM] for w in term.words}
+        met = False
+        for unit in cited:
+            text = _labelled(unit)
+            hay = text_words([text])
+            if holds(hay, term) and (
+                (stems(text) & asked) - own or any(holds(hay, t) for t in others)
+            ):
+                met = True
+                break
+        if not met:
+            unmet.append(term)
+    return unmet

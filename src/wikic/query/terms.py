@@ -105,10 +105,13 @@ def unsupported(question_terms: list[KeyTerm], shown_texts: Iterable[str]) -> li
     return [t for t in missing if t.kind in ("number", "name")]
 
 
-# "How many …", "what is the maximum …", "how many times faster …": the answer is a number
+# "How many …", "what is the maximum …", "how many times faster …", "what (is the) vocabulary
+# size …": the answer is a number
 _QUANTITY_RE = re.compile(
     r"\bhow (?:many|much|long|large|big|fast|often)\b|\b(?:maximum|minimum)\b"
-    r"|\btimes (?:faster|slower|larger|smaller|more|less)\b",
+    r"|\btimes (?:faster|slower|larger|smaller|more|less)\b"
+    r"|\bwhat(?:'s| is| are| was| were)?(?: the)? (?:[\w-]+ ){0,2}"
+    r"(?:size|number|count|price|cost)\b",
     re.IGNORECASE,
 )
 # a numeral not inside a name (`sha256`, `q4_0`), or a number word
@@ -127,3 +130,53 @@ def asks_quantity(question: str) -> bool:
 def states_quantity(text: str) -> bool:
     """Whether `text` states a number (`27mb`, `1,000`, "two"); `sha256` and `q4_0` are names."""
     return _NUMBER_RE.search(text) is not None
+
+
+_AMOUNT_NOUNS = r"(?:size|number|count|price|cost|length|limit|speed|version)"
+# the owner of the amount asked for: "the vocabulary size of Llama's …", "Llama's vocabulary
+# size" (not "according to llama-bench's tables", which says where to look)
+_POSSESSOR_RE = re.compile(
+    rf"\b{_AMOUNT_NOUNS}s? of (?:the |an? )?(`[^`]+`|[^\s`]+)['’]s\b"
+    rf"|(`[^`]+`|[^\s`]+)['’]s (?:[\w-]+ ){{0,2}}{_AMOUNT_NOUNS}\b",
+    re.IGNORECASE,
+)
+_COMPARAND_RE = re.compile(
+    r"\b(?:faster|slower|larger|smaller|bigger|more|less|fewer|better|worse|cheaper)"
+    r" than (`[^`]+`|[^\s`?!,;]+)",
+    re.IGNORECASE,
+)
+# the question's closing phrase after a preposition: "… stored on Windows?", "… on an AMD ROCm
+# backend?" (at most three words to the end)
+_QUALIFIER_RE = re.compile(
+    r"\b(?:on|for|in|under|with) (?:an? |the )?((?:\S+ ){0,2}\S+?)\W*$", re.IGNORECASE
+)
+
+
+def amount_owners(question: str) -> list[KeyTerm]:
+    """Whose amount an amount question asks for: the name that owns it ("the vocabulary size
+    of Llama's BPE tokenizer") and what it compares with ("times faster than pdm"). The number that answers
+    it is stated with them: GPT-2's vocabulary size is not Llama's, and "10-100x faster than
+    pip" says nothing about pdm."""
+    found: dict[str, KeyTerm] = {}
+    for m in _POSSESSOR_RE.finditer(question):
+        token = (m.group(1) or m.group(2)).strip("`" + _EDGE_PUNCT)
+        term = _classify(token, first=False) if any(c.isalpha() for c in token) else None
+        if term is not None and term.words:  # GPT-2's: a name with a digit
+            found.setdefault(term.text.casefold(), term)
+    for m in _COMPARAND_RE.finditer(question):
+        token = m.group(1).strip("`" + _EDGE_PUNCT)
+        if token and not any(c.isdigit() for c in token):  # "shorter than 2 ms": a bound
+            term = KeyTerm(token, "name")
+            if term.words and term.words[0] not in STOPWORDS:
+                found.setdefault(term.text.casefold(), term)
+    return list(found.values())
+
+
+def qualifiers(question: str) -> list[KeyTerm]:
+    """The names and code tokens of the question's closing prepositional phrase ("… stored on
+    Windows?"): a condition the answer has to meet, not the question's subject."""
+    m = _QUALIFIER_RE.search(question)
+    if m is None:
+        return []
+    terms = (_classify(w.strip(_EDGE_PUNCT), first=False) for w in m.group(1).split())
+    return [t for t in terms if t is not None and t.kind in ("name", "code") and t.words]
