@@ -926,3 +926,42 @@ def test_a_one_word_code_name_counts_only_its_verbatim_mentions() -> None:
     doc = parse_document(text, filename="r.md")
     found = evidence_topics(["rust"], fact_sentences(doc), set(), limit=5, coded={"rust"})
     assert found == []  # one verbatim mention: not enough for a page
+
+
+MINUTES = """\
+# Major Change Process
+
+## Initially proposed process
+
+* When considering a "major change", open an issue on the compiler-team repo to let people know
+    * Describe the general idea in a sentence or two
+* Major changes will be discussed before they become a PR
+    * These issues will be reviewed weekly and classified
+    * It is low-risk because it can easily be turned off at any time
+    * I am happy to review but I would like another to approve too
+* If a "major change" PR is opened without going through this process
+    * Close with a friendly note recommending an issue be opened
+* Over time, a focus on PRs (versus explaining the idea) leads to
+* Low barrier to entry, not a lot of "bureaucratic overhead"
+"""
+
+
+def test_a_list_item_without_a_stop_is_a_fact_when_it_reads_as_a_statement() -> None:
+    doc = parse_document(MINUTES, filename="minutes.md")
+    texts = [s.text for s in fact_sentences(doc)]
+    assert texts == ["Major changes will be discussed before they become a PR."]
+    # the imperatives have no finite verb to tell them from a noun phrase: left out, like the
+    # items leaning on their parent ("These issues", "It"), the writer's own voice, the lone
+    # subordinate clause, the run-on and the noun phrase
+
+
+def test_a_heading_of_rules_names_the_thing_they_govern() -> None:
+    doc = parse_document(
+        "# Target Tier Policy\n\n## Tier 2 target policy\n\n"
+        "A tier 2 target must have a designated team. Tier 2 targets must build in CI.\n\n"
+        "## Retention policy\n\nLogs are kept for a year before they are removed.\n",
+        filename="policy.md",
+    )
+    found = {t.name: t.aliases for t in section_topics(doc, fact_sentences(doc))}
+    assert found["Tier 2 target"] == ("Tier 2 target policy",)
+    assert "Retention policy" in found and "Retention" not in found  # never said on its own

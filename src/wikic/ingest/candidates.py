@@ -31,6 +31,8 @@ _STOP = {
     "while", "until", "since", "still", "even", "again", "never", "always", "often",
     "almost", "nothing", "something", "anything", "everything", "make", "makes", "made",
     "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
+    "am", "i'm", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't",
+    "shouldn't", "wouldn't", "couldn't", "let's", "it's", "that's", "there's", "we're",
 }  # fmt: skip
 STOP_WORDS = frozenset(_STOP)  # function words: never the start of a name
 _MONTHS = {

@@ -203,7 +203,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
         else:
             name, aliases = split_abbreviation(name)
             prose = [b.text for b in blocks if b.kind != "code"]
-            specific = specific_name(name, prose, doc.title)
+            specific = specific_name(name, prose, doc.title) or governed_name(name, prose)
             if specific is not None:
                 name, aliases = specific, (name, *aliases)
         found.append(
@@ -361,6 +361,27 @@ def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:
         return None
     best = max(found.values(), key=lambda f: f[0])  # max keeps the first of equals
     return best[1]
+
+
+# a heading naming the rules for a thing: "Tier 2 target policy", "Plugin requirements"
+_GOVERNS_RE = re.compile(
+    r"^(.+?)\s+(?:policy|policies|requirements|rules|guidelines|criteria)$", re.IGNORECASE
+)
+
+
+def governed_name(heading: str, texts: Sequence[str]) -> str | None:
+    """The thing a heading of rules governs, when the section's prose names it at least twice
+    (plural or not): "Tier 2 target policy" is what a tier 2 target must do, and a reader looks
+    up "tier 2 target" (the heading stays an alias). None for a heading that is not so made
+    ("Retention policy" over prose that never says "retention" twice on its own)."""
+    m = _GOVERNS_RE.match(heading)
+    if m is None:
+        return None
+    thing = m.group(1).strip()
+    pattern = re.compile(rf"\b{re.escape(thing)}(?:s|es)?\b", re.IGNORECASE)
+    if sum(len(pattern.findall(t)) for t in texts) < 2:
+        return None
+    return thing
 
 
 def _stem(word: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wikic.vault.document import Block, Document
-from wikic.vault.prose_checks import fragment_reason
+from wikic.vault.prose_checks import CONTINUES, fragment_reason
 
 _TERMINAL_RE = re.compile(r"[.!?…](?:[\"'”’)\]`*_]*)$")
 # "`--flag`: does X", "**Term** — X", "Prompt processing (pp): processing a prompt …"
@@ -70,12 +70,54 @@ def fact_text(text: str, block: Block, *, before_code: bool = False) -> str | No
         return None  # cut inside a code span or a parenthesis
     if _TERMINAL_RE.search(flat):
         fact = flat
-    elif block.kind == "table" or (block.kind == "item" and _DEFINITION_RE.match(flat)):
+    elif (
+        block.kind == "table"
+        or (block.kind == "item" and _DEFINITION_RE.match(flat))
+        or (block.kind == "item" and reads_as_statement(flat))
+    ):
         fact = flat + "."
     else:
         return None
     # the same rule lint applies afterwards (`fragment-fact`): what ingest writes lints clean
     return None if fragment_reason(fact) else with_code_spans(fact, block.code_spans)
+
+
+# a finite verb that makes a clause a statement: auxiliaries and modals (with their negations)
+_FINITE_VERBS = frozenset({
+    "is", "are", "was", "were", "has", "have", "had", "do", "does", "did", "will", "would",
+    "can", "could", "should", "may", "might", "must", "shall", "isn't", "aren't", "wasn't",
+    "weren't", "hasn't", "haven't", "doesn't", "don't", "didn't", "won't", "wouldn't", "can't",
+    "couldn't", "shouldn't",
+})  # fmt: skip
+# a clause opening with one of these is subordinate: its main clause follows a comma
+_SUBORDINATORS = frozenset({
+    "if", "when", "whenever", "while", "although", "though", "because", "since", "unless",
+    "until", "once", "before", "after", "as", "whether", "where",
+})  # fmt: skip
+# an item opening so goes on about its parent item or speaks for its writer: not self-contained
+_LEANS_ON = frozenset({
+    "this", "these", "it", "its", "they", "their", "that", "but", "and", "or", "also", "so",
+    "however", "yes", "no", "i",
+})  # fmt: skip
+MIN_ITEM_STATEMENT_WORDS = 6
+
+
+def reads_as_statement(text: str) -> bool:
+    """Whether a list item written without a final stop is still a whole statement: a capital
+    start, at least `MIN_ITEM_STATEMENT_WORDS` words, a finite verb (an auxiliary or modal:
+    "Major changes will be discussed before they become a PR"), no end that runs on ("… leads
+    to"), no opening that leans on the parent item or the writer ("It is low-risk …", "But …",
+    "I approve …"), and a main clause after any opening subordinate one ("If a PR is opened
+    without this process" is the lead-in of the items under it). Meeting notes are written so."""
+    words = re.findall(r"[\w'’]+", text)
+    if len(words) < MIN_ITEM_STATEMENT_WORDS or not text[:1].isupper():
+        return False
+    folded = [w.casefold().replace("’", "'") for w in words]
+    if folded[0] in _LEANS_ON or folded[-1] in CONTINUES:
+        return False
+    if not any(w in _FINITE_VERBS for w in folded):
+        return False
+    return folded[0] not in _SUBORDINATORS or "," in text
 
 
 def with_code_spans(text: str, spans: Sequence[str]) -> str:

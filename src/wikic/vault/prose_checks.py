@@ -30,7 +30,7 @@ _MINOR = frozenset({
     "the", "to", "via", "vs", "vs.", "with", "without",
 })  # fmt: skip
 # Words no English sentence ends on: text ending on one was cut (often at a markdown link).
-_CONTINUES = frozenset({
+CONTINUES = frozenset({
     "a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for",
     "from", "with", "into", "onto", "via", "than", "if", "whose", "is", "are", "was", "were",
     "been", "has", "had", "its", "their", "our", "your", "my", "such", "each", "every", "no",
@@ -250,7 +250,7 @@ def fragment_reason(text: str) -> str | None:
         if _looks_like_heading(masked):
             return "looks like a heading, not a sentence"
         last = masked.rpartition(" ")[2]
-        if last.casefold() in _CONTINUES:
+        if last.casefold() in CONTINUES:
             return f"cut off mid-sentence (ends with '{last}')"
         return "no terminal punctuation (not a whole sentence)"
     if masked.rstrip(_CLOSERS + " ").endswith("?"):
