@@ -362,6 +362,9 @@ def test_title_is_the_h1_or_else_the_first_heading() -> None:
         ("Options", 3, ("Usage", "Options")),
     ]
     assert render_source_body(doc).startswith("## Usage\n\nRun it. ^p1\n\n### Options")
+    # a changelog's first heading names its latest release, not the document
+    log = parse_document("## 0.6.1 (2023-07-24)\n\n- Fixed it.\n", filename="llm-changelog.md")
+    assert (log.title, log.title_from) == ("llm changelog", "filename")
 
 
 def test_preamble_is_section_zero_and_headings_shift_below_the_page_h1() -> None:

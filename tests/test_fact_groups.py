@@ -322,3 +322,22 @@ def test_a_reingest_that_drops_a_section_leaves_a_flat_list(two_sources: WikiPat
     assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
     assert "###" not in gemma.read_text(encoding="utf-8")
     assert _sections(two_sources, "entities/gemma-3.md") == ["", ""]
+
+
+def test_a_source_paragraph_is_retrieved_with_its_heading_and_release() -> None:
+    from wikic.store.rows import section_label
+
+    page = _source_page(
+        "changelog",
+        "## 0.4 (2023-06-17)\n\nThis release adds chats.\n\n### Continue previous chat\n\n"
+        "Use `-c` to continue the last chat.\n\n## 0.3\n\nFirst release with templates.\n",
+    )
+    body = split_body(page.body)
+    paragraphs = [(p.text, p.section) for p in page_passages(page, body, []) if p.kind == "para"]
+    assert paragraphs == [
+        ("This release adds chats.", "0.4 (2023-06-17)"),
+        ("Use `-c` to continue the last chat.", "0.4 (2023-06-17): Continue previous chat"),
+        ("First release with templates.", "0.3"),
+    ]
+    assert section_label(("Details", "Tier 2 target policy")) == "Tier 2 target policy"
+    assert section_label(()) == ""

@@ -74,6 +74,25 @@ def test_facts_under_subheadings_are_retrieved_with_their_section(wiki) -> None:
     assert not labelled.declined and "~/.local/bin" in labelled.answer
 
 
+def test_a_fact_is_shown_with_the_release_its_paragraph_sits_under(wiki) -> None:
+    source = (
+        "---\ntype: source\ntitle: Changelog\n---\n\n# Changelog\n\n## Text\n\n"
+        "### 0.4 (2023-06-17)\n\nThis release adds chats. ^p1\n\n"
+        "#### Continue previous chat\n\nUse the new `-c/--continue` option to continue a chat. ^p2\n"
+    )
+    chat = (
+        "---\ntype: concept\ntitle: Chat\n---\n\n# Chat\n\n## Facts\n\n"
+        "### Continue previous chat\n\n- Use the new `-c/--continue` option to continue a "
+        "chat. [[sources/changelog#^p2]] ^f-c00001\n"
+    )
+    commit_pages(wiki, {"wiki/sources/changelog.md": source, "wiki/concepts/chat.md": chat}, "c")
+    backend = FakeBackend(citing("x", "option to continue"))
+    result = answer_question(wiki, "Which option did 0.4 add to continue a chat?", backend=backend)
+    evidence = backend.history[0].segments[-2].text
+    assert "0.4 (2023-06-17): Continue previous chat: Use the new" in evidence
+    assert not result.declined and "-c/--continue" in result.answer
+
+
 def concept(title: str, fact: str, block: str, related: str = "") -> str:
     body = f"---\ntype: concept\ntitle: {title}\n---\n\n# {title}\n\n## Facts\n\n"
     body += f"- {fact} [[sources/paper#^p1]] ^f-{block}\n"
@@ -531,6 +550,31 @@ def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     tie = pack([unit(1, "Port 80 is used."), unit(2, "Port 81 is used.")], ["port"], 400, words)
     assert [u.id for u in select(tie, "Which port is used?", ids=[2])][:1] == [2]
     assert select(tie, "Where do wombats live?") == []  # nothing about the question
+
+
+def test_select_takes_a_verb_of_the_same_action() -> None:
+    """ "deletes" in the question, "remove" in the answer: one action."""
+    from wikic.query.quote import select
+
+    question = "Which command deletes a model alias?"
+    ranked = [
+        Evidence(
+            f"concepts/{name}.md",
+            f"llm aliases {name} (concept)",
+            "fact",
+            text,
+            f"concepts/{name}#^f-{n}",
+            1.0,
+        )
+        for n, (name, text) in enumerate(
+            [
+                ("set", "The `llm aliases set` command adds a new alias."),
+                ("remove", "The `llm aliases remove` command will remove an alias."),
+            ]
+        )
+    ]
+    packed = pack(ranked, words(question), 400, words)
+    assert [u.text for u in select(packed, question)][0].startswith("The `llm aliases remove`")
 
 
 def test_select_prefers_the_rest_of_the_passage_it_quoted() -> None:

@@ -90,10 +90,24 @@ _SUFFIX_RE = re.compile(r"(?:ing|ed|es|s|e)$")
 QUOTE_STEM = 6  # "interned" and "interpreter" are two words here (support's 5 make them one)
 
 
-def _stem(word: str) -> str:
-    """'added', 'adds' and 'add' are one word; 'stored', 'stores' and 'store' too."""
+def _plain_stem(word: str) -> str:
     bare = _SUFFIX_RE.sub("", word)
     return (bare if len(bare) >= 3 else word)[:QUOTE_STEM]
+
+
+# verbs a question and its answer use for one action: "Which command deletes an alias?" is
+# answered by "`llm aliases remove` will remove the alias"
+_SAME_ACTION = {
+    _plain_stem(verb): _plain_stem(same)
+    for verb, same in (("delete", "remove"), ("erase", "remove"), ("display", "show"))
+}
+
+
+def _stem(word: str) -> str:
+    """'added', 'adds' and 'add' are one word; 'stored', 'stores' and 'store' too; 'deletes'
+    and 'removes' as well (`_SAME_ACTION`)."""
+    stem = _plain_stem(word)
+    return _SAME_ACTION.get(stem, stem)
 
 
 def _words(text: str) -> set[str]:

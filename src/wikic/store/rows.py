@@ -12,7 +12,8 @@ import datetime as dt
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wikic.errors import PageError
@@ -26,6 +27,7 @@ from wikic.vault.links import (
 )
 from wikic.vault.pages import Page, parse_page
 from wikic.vault.sections import CONTRADICTIONS, FACTS, STATUS_RE, Body, bullets, split_body
+from wikic.vault.topic_page import paragraph_paths
 
 _MD_NOISE_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?|\d+\.[ \t]+)", re.MULTILINE)
 
@@ -84,7 +86,8 @@ class Passage:
     """A unit `wikic query` retrieves: a fact bullet (`fact`, block `f-…`), a numbered paragraph
     of a source page (`para`, block `pN`) or the page's overview (`overview`, no block).
     `text` reads as prose (links shown as their text, citations and block ids dropped); `cite`
-    is a fact's first source citation (`sources/x#^p3`); `section` its `###` subheading."""
+    is a fact's first source citation (`sources/x#^p3`); `section` a fact's `###` subheading,
+    or a source paragraph's heading (`section_label`)."""
 
     kind: str
     ordinal: int
@@ -366,8 +369,26 @@ def page_passages(page: Page, sections: Body, claims: list[Claim]) -> list[Passa
         cited = f"{cite.target}#^{cite.block}" if cite else None
         found.append(Passage("fact", claim.ordinal, claim.block, claim.text, cited, section))
     if page.type == "source":
-        found += _source_blocks(page.body)
+        labels = {b: section_label(path) for b, path in paragraph_paths(page.body).items()}
+        found += [
+            replace(p, section=labels.get(p.block or "", "")) for p in _source_blocks(page.body)
+        ]
     return found
+
+
+# a heading naming a release or a day: "0.4 (2023-06-17)", "v1.2.0", "2024-03-01 standup"
+_RELEASE_RE = re.compile(r"^v?\d+(?:\.\d+)+\b|^\d{4}-\d{2}-\d{2}\b")
+
+
+def section_label(path: Sequence[str]) -> str:
+    """A source paragraph's section as retrieval shows it: the heading above it, after the
+    release or day heading it sits under ("0.4 (2023-06-17): Continue previous chat"): a
+    changelog's subsection says what changed, its parent when."""
+    if not path:
+        return ""
+    heading = path[-1]
+    release = next((h for h in reversed(path[:-1]) if _RELEASE_RE.match(h)), None)
+    return f"{release}: {heading}" if release and not _RELEASE_RE.match(heading) else heading
 
 
 def _source_blocks(body: str) -> list[Passage]:

@@ -15,7 +15,7 @@ from wikic.errors import WikicError
 from wikic.store.rows import PageRecord
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE pages (

@@ -271,7 +271,9 @@ class PassageHit:
 
 def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
     """Passages holding any of the query's topic words, best BM25 first (no prefix matching:
-    a question's last word is whole)."""
+    a question's last word is whole). A fact's section is its cited paragraph's when that one
+    names the release it sits under ("0.4 (2023-06-17): Continue previous chat" for a fact
+    filed under "Continue previous chat", `rows.section_label`)."""
     # a question has no exclusion syntax: `--resolution=lowest` or `-Z` is a flag it names
     terms = [Term(t.text, phrase=t.phrase) for t in content_terms(parse_query(query))]
     expr = fts_expression(terms, mode="any", prefix_last=False)
@@ -280,9 +282,16 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     weights = ", ".join(str(w) for w in PASSAGE_WEIGHTS)
     rows = conn.execute(
         f"""
-        SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite, s.section,
+        SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
+               CASE WHEN length(src.section) > length(s.section)
+                        AND src.section LIKE '%: ' || s.section
+                    THEN src.section ELSE s.section END,
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
+        LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
+            AND sp.path = substr(s.cite, 1, instr(s.cite, '#^') - 1) || '.md'
+        LEFT JOIN passages src ON src.page_id = sp.id
+            AND src.block = substr(s.cite, instr(s.cite, '#^') + 2)
         WHERE passages_fts MATCH ?
         ORDER BY bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal
         LIMIT ?

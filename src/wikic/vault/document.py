@@ -424,9 +424,13 @@ def _title(
     if h1:
         return h1, "h1"
     heading = next((s.heading for s in sections if s.level > 0 and s.heading), "")
-    if heading:
+    if heading and not _RELEASE_HEADING_RE.match(heading):
         return heading, "heading"
+    # a changelog opening with "## 0.6.1 (2023-07-24)": that names its latest entry, not it
     return _readable_name(filename), "filename"
+
+
+_RELEASE_HEADING_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
 
 
 def _readable_name(filename: str) -> str:

@@ -121,8 +121,14 @@ def _source_key(source_page: str) -> str:
 
 
 def _paragraph_sections(body: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    current = ""
+    return {block: path[-1] if path else "" for block, path in paragraph_paths(body).items()}
+
+
+def paragraph_paths(body: str) -> dict[str, tuple[str, ...]]:
+    """Each numbered paragraph of a source page's `## Text` with the headings above it, the
+    outermost first (as sub-headings: `section_heading`)."""
+    found: dict[str, tuple[str, ...]] = {}
+    path: list[tuple[int, str]] = []
     in_fence = False
     for line in (split_body(body).get("Text") or "").split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
@@ -130,11 +136,15 @@ def _paragraph_sections(body: str) -> dict[str, str]:
             continue
         heading = None if in_fence else _SOURCE_HEADING_RE.match(line)
         if heading:  # as `render_source_body` escaped it
-            current = section_heading(html.unescape(re.sub(r"\\(.)", r"\1", heading.group(1))))
+            level = len(line) - len(line.lstrip("#"))
+            while path and path[-1][0] >= level:
+                path.pop()
+            text = html.unescape(re.sub(r"\\(.)", r"\1", heading.group(1)))
+            path.append((level, section_heading(text)))
             continue
         block = None if in_fence else _PARAGRAPH_ID_RE.search(line)
         if block:
-            found[block.group(1)] = current
+            found[block.group(1)] = tuple(h for _, h in path)
     return found
 
 
