@@ -106,7 +106,9 @@ def test_this_pytest_process_runs_on_openblas() -> None:
     """tests/_model_fixtures.py fixes the BLAS at plugin import, before any test imports mlx."""
     status = blas.blas_status()
     assert status.active == "openblas", status.detail
-    assert blas.measure_gflops(seconds=0.1) > 20
+    # the reference BLAS does ~5 GFLOPS, OpenBLAS ~150 idle; 12 was seen with a model
+    # running beside the tests: 2x the reference tells them apart on a loaded machine
+    assert blas.measure_gflops(seconds=0.1) > 10
 
 
 def test_status_is_idempotent() -> None:

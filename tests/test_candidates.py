@@ -78,3 +78,14 @@ def test_a_command_is_named_by_the_subcommand_the_prose_writes_as_code() -> None
     )
     # `pointer` is written as code; `ls-files` is not: that line names only what the prose says
     assert command_names(doc) == ["git lfs pointer", "git lfs"]
+
+
+def test_a_name_or_phrase_never_spans_a_clause_break() -> None:
+    text = (
+        "Today there is no process beyond opening a PR. Of course some changes get a lot of "
+        "discussion. In contrast, today a change needs a PR. Reviewers will have a better idea "
+        "of its goals. We have a better idea of what is being done.\n"
+    )
+    found = candidates(text)
+    assert "PR" in found
+    assert not {"PR Of", "contrast today", "better idea"} & set(found)

@@ -56,3 +56,14 @@ def test_a_common_term_takes_only_a_page_no_other_topic_wants() -> None:
     assert stdin.weight == 0 < track.weight == 3
     heading = Topic("Linux", "concept", (), ("s1", "s2"), from_heading=True)
     assert heading.weight == 2  # a heading names it: the document is about it
+
+
+def test_names_that_differ_by_a_number_are_two_pages(tmp_path) -> None:
+    topics = [
+        Topic("Tier 3 target", "concept", ("Tier 3 target policy",), ("s1", "s2")),
+        Topic("Tier 2 target", "concept", ("Tier 2 target policy",), ("s3", "s4")),
+        Topic("Prefix caches", "concept", (), ("s5",)),
+        Topic("Prefix-cache", "concept", (), ("s6",)),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=5).topics]
+    assert titles == ["Tier 3 target", "Tier 2 target", "Prefix caches"]  # a spelling is one

@@ -574,7 +574,7 @@ def test_select_takes_a_verb_of_the_same_action() -> None:
         )
     ]
     packed = pack(ranked, words(question), 400, words)
-    assert [u.text for u in select(packed, question)][0].startswith("The `llm aliases remove`")
+    assert select(packed, question)[0].text.startswith("The `llm aliases remove`")
 
 
 def test_select_prefers_the_rest_of_the_passage_it_quoted() -> None:

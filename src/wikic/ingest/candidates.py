@@ -47,7 +47,11 @@ _COMMON = {
     "unlike", "another", "above", "below", "following", "certain", "specific", "particular",
     "whole", "entire", "able", "possible", "way", "ways", "lot", "lots", "kind", "sort", "etc",
     "safe", "sure", "likely", "example", "examples", "respectively", "otherwise",
+    "better", "worse", "higher", "lower", "larger", "smaller", "bigger", "greater",
 }  # fmt: skip
+# where a sentence's clauses part ("… opening a PR. Of course …" holds no name "PR Of")
+_CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
+_PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|\s[-–—]+\s")
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 MAX_WORDS = 4
 # commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
@@ -136,11 +140,13 @@ def topic_candidates(
         spellings.setdefault(key, Counter())[text] += 1
 
     for s in sentences:
-        toks = _tokens(s.text)
-        for run in _name_runs(toks):
-            add(" ".join(run), 3.0)
-        for phrase, subject in _phrases(toks):
-            add(phrase, 2.0 if subject else 1.0)
+        for clause in _CLAUSE_END_RE.split(s.text):
+            for run in _name_runs(_tokens(clause)):
+                add(" ".join(run), 3.0)
+        # a phrase is within one part: "In contrast, today …" says no "contrast today"
+        for n, part in enumerate(_PART_RE.split(s.text)):
+            for phrase, subject in _phrases(_tokens(part)):
+                add(phrase, 2.0 if subject and n == 0 else 1.0)
     for phrase, _ in _phrases(_tokens(title)):
         if name_key(phrase) in counts:
             weight[name_key(phrase)] += 1.0

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.vault.names import name_key
+from wikic.vault.names import name_key, numbers_differ
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
 from wikic.vault.tree import Vault
@@ -59,9 +59,10 @@ class Resolver:
             if key in self._by_key:
                 return self._by_key[key]
         for key in keys:
-            close = difflib.get_close_matches(key, list(self._by_key), n=1, cutoff=CLOSE_MATCH)
-            if close:
-                return self._by_key[close[0]]
+            close = difflib.get_close_matches(key, list(self._by_key), n=3, cutoff=CLOSE_MATCH)
+            for match in close:  # "Tier 2 target" is not "Tier 3 target" however alike
+                if not numbers_differ(key, match):
+                    return self._by_key[match]
         return None
 
     def resolve(self, topic: Topic) -> PageTarget:

@@ -75,6 +75,12 @@ def _changes_digit(a: str, b: str) -> bool:
     return any(c.isdigit() for c in a[i : len(a) - j] + b[i : len(b) - j])
 
 
+def numbers_differ(a: str, b: str) -> bool:
+    """Whether two names (or keys) carry different numbers: "Tier 2 target" and "Tier 3 target",
+    "GPT-3" and "GPT-4" are two things however alike they read."""
+    return re.findall(r"\d+", a) != re.findall(r"\d+", b)
+
+
 def near_duplicate_pairs(keys: Iterable[str]) -> set[tuple[str, str]]:
     """Pairs of distinct keys (sorted) within one edit of each other, digits excepted."""
     first: dict[str, str] = {}  # variant → the first key that has it
