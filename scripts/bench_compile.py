@@ -444,13 +444,24 @@ def wikic_executable() -> str:
     return found
 
 
-def prepare_wiki(root: Path, corpus: Path, files: Sequence[str]) -> None:
-    """`wikic init` in `root`, then the chosen documents copied into raw/."""
+def prepare_wiki(
+    root: Path, corpus: Path, files: Sequence[str], batch_size: int | None = None
+) -> None:
+    """`wikic init` in `root` (with `generation.batch_size` when given), then the chosen
+    documents copied into raw/."""
     done = subprocess.run(
         [wikic_executable(), "init", str(root), "--json"], capture_output=True, text=True
     )
     if done.returncode:
         raise BenchError(f"wikic init failed: {done.stderr.strip() or done.stdout.strip()}")
+    if batch_size is not None:
+        cfg = root / "wikic.yaml"
+        text, n = re.subn(
+            r"^(\s+batch_size:) \d+", rf"\1 {batch_size}", cfg.read_text("utf-8"), flags=re.M
+        )
+        if n != 1:
+            raise BenchError("wikic.yaml has no generation.batch_size line to set")
+        cfg.write_text(text, encoding="utf-8")
     for name in files:
         shutil.copy2(corpus / name, root / "raw" / name)
 
@@ -712,6 +723,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--keep", type=Path, metavar="DIR", help="compile into DIR (must not exist) and keep it"
     )
     p.add_argument(
+        "--batch-size",
+        type=int,
+        metavar="N",
+        help="generation.batch_size of the compiled wiki (default: wikic's default)",
+    )
+    p.add_argument(
         "--qa", action="store_true", help="also run bench_quality on the corpus questions"
     )
     p.add_argument("--qa-limit", type=int, metavar="N", help="ask at most N of those questions")
@@ -723,7 +740,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"JSON file (default {DEFAULT_OUT.relative_to(REPO)})",
     )
     args = p.parse_args(argv)
-    for opt in ("limit", "qa_limit"):
+    for opt in ("limit", "qa_limit", "batch_size"):
         if getattr(args, opt) is not None and getattr(args, opt) < 1:
             p.error(f"--{opt.replace('_', '-')} must be at least 1")
     return args
@@ -782,7 +799,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             if args.keep and args.keep.exists():
                 raise BenchError(f"{args.keep} exists: --keep needs a new folder")
             root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
-            prepare_wiki(root, corpus, files)
+            prepare_wiki(root, corpus, files, args.batch_size)
             report, wall, command = run_ingest(root, args.model)
             outcomes = {
                 str(o.get("raw", "")).removeprefix("raw/"): o for o in report.get("sources", [])
@@ -826,6 +843,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         "role_models": {
             role: args.model or config.model_for(role) for role in ("extract", "write", "query")
         },
+        "batch_size": config.generation.batch_size,
         "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
         "fragment_check": checker,
         "files": files,

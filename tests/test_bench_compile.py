@@ -334,3 +334,14 @@ def test_stage_stats_sum_each_stage_over_the_sources() -> None:
     assert stages["extract"]["calls"] == 3 and stages["extract"]["generated_tokens"] == 60
     assert stages["extract"]["decode_s"] == 6.0 and stages["write"]["prefill_tokens"] == 400
     assert stages["write"]["generated_tokens"] == 0
+
+
+def test_a_compile_can_be_asked_at_another_batch_size(tmp_path: Path) -> None:
+    from wikic.config import load_config
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text(DOC_A, encoding="utf-8")
+    bc.prepare_wiki(tmp_path / "w", corpus, ["a.md"], batch_size=16)
+    assert load_config(tmp_path / "w" / "wikic.yaml").generation.batch_size == 16
+    assert (tmp_path / "w" / "raw" / "a.md").read_text(encoding="utf-8") == DOC_A
