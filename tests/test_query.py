@@ -327,6 +327,9 @@ def test_a_question_asking_for_an_amount_declines_when_no_cited_fact_states_a_nu
     assert asks_quantity("How many times faster than pdm is uv?")
     assert asks_quantity("What is the maximum size of an object?")
     assert not asks_quantity("Which flag offloads layers to the GPU?")
+    assert asks_quantity("What is the vocabulary size of Llama's BPE tokenizer?")
+    assert asks_quantity("What vocabulary size does GPT-2 use?")
+    assert not asks_quantity("What does the number after the q indicate?")
     assert states_quantity("It shrinks from 27mb to 11mb.") and states_quantity("two tables")
     assert not states_quantity("Only `sha256` is supported, as in q4_0.")
 

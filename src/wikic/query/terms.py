@@ -105,13 +105,14 @@ def unsupported(question_terms: list[KeyTerm], shown_texts: Iterable[str]) -> li
     return [t for t in missing if t.kind in ("number", "name")]
 
 
-# "How many …", "what is the maximum …", "how many times faster …", "what (is the) vocabulary
-# size …": the answer is a number
+# "How many …", "what is the maximum …", "how many times faster …", "what is the vocabulary
+# size …", "what vocabulary size …": the answer is a number ("what does the number after the q
+# mean" asks what it means)
 _QUANTITY_RE = re.compile(
     r"\bhow (?:many|much|long|large|big|fast|often)\b|\b(?:maximum|minimum)\b"
     r"|\btimes (?:faster|slower|larger|smaller|more|less)\b"
-    r"|\bwhat(?:'s| is| are| was| were)?(?: the)? (?:[\w-]+ ){0,2}"
-    r"(?:size|number|count|price|cost)\b",
+    r"|\bwhat(?:'s| is| are| was| were) (?:the )?(?:[\w-]+ ){0,2}(?:size|count|price|cost)\b"
+    r"|\bwhat (?:[\w-]+ )?(?:size|count|price|cost)\b",
     re.IGNORECASE,
 )
 # a numeral not inside a name (`sha256`, `q4_0`), or a number word
