@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from wikic.ingest.candidates import STOP_WORDS, command_names
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
-from wikic.vault.document import Block, Document
+from wikic.vault.document import DATED_RE, VERSION_RE, Block, Document
 from wikic.vault.names import name_key
 
 # headings that organise a document rather than name a subject
@@ -71,8 +71,6 @@ _PART_OF_RE = re.compile(
 # "rustc's self profiler": the thing is the profiler (the owner, `rustc`, is a page of its own)
 _POSSESSIVE_RE = re.compile(r"^(?:\S+['’]s )+(?=\S)")
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
-_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
-_DATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
 _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Za-z][\w-]{1,10})\)")
 MAX_HEADING_WORDS = 6
 FACTS_PER_SECTION_TOPIC = 8
@@ -119,7 +117,7 @@ def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
     text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
     text = clean_name(text.replace("`", "")) or ""
-    if not text or _VERSION_RE.match(text) or not any(c.isalpha() for c in text):
+    if not text or VERSION_RE.match(text) or not any(c.isalpha() for c in text):
         return None
     words = text.split()
     if len(words) > MAX_HEADING_WORDS or text.endswith("?"):
@@ -776,7 +774,7 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
     (alias QSBR) of "… (QSBR)", "llama-bench" (alias the path) of "llama.cpp/examples/llama-bench";
     None for a title that is not a name or is the file's name."""
     heading = heading_name(doc.title)
-    if heading is None or doc.title_from == "filename" or _DATED_RE.match(heading):
+    if heading is None or doc.title_from == "filename" or DATED_RE.match(heading):
         return None  # a dated note is about an event, not a subject
     name, aliases = split_abbreviation(heading)
     name = _POSSESSIVE_RE.sub("", name)

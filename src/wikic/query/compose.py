@@ -243,11 +243,12 @@ def compose(
         declined = "no sentence of the answer cites a fact"
     else:
         off_topic = untouched_topic(question, [u for x in sentences for u in x.cited])
+        amount = asks_quantity(question)
         if off_topic:
             declined = "the cited facts say nothing about " + ", ".join(off_topic)
-        elif asks_quantity(question) and not any(states_quantity(s.text) for s in sentences):
+        elif amount and not any(states_quantity(s.text) for s in sentences):
             declined = "the question asks for an amount and no cited fact states a number"
-        elif asks_quantity(question) and (
+        elif amount and (
             owners := unowned_amount(question, [(s.text, s.cited) for s in sentences])
         ):
             declined = "no cited fact states the amount for " + _quoted_terms(owners)

@@ -134,18 +134,13 @@ def unmet_conditions(question: str, cited: Sequence[Shown]) -> list[KeyTerm]:
         return []
     asked = stems(question)
     others = [t for t in key_terms(question) if t not in conditions]
-    unmet = []
-    for term in conditions:
+
+    def states(unit: Shown, term: KeyTerm) -> bool:
+        text = _labelled(unit)
+        hay = text_words([text])
         own = {w[:STEM] for w in term.words}
-        met = False
-        for unit in cited:
-            text = _labelled(unit)
-            hay = text_words([text])
-            if holds(hay, term) and (
-                (stems(text) & asked) - own or any(holds(hay, t) for t in others)
-            ):
-                met = True
-                break
-        if not met:
-            unmet.append(term)
-    return unmet
+        return holds(hay, term) and bool(
+            (stems(text) & asked) - own or any(holds(hay, t) for t in others)
+        )
+
+    return [t for t in conditions if not any(states(u, t) for u in cited)]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wikic.errors import PageError
+from wikic.vault.document import names_release
 from wikic.vault.links import (
     BLOCK_ID_RE,
     HEADING_RE,
@@ -376,10 +377,6 @@ def page_passages(page: Page, sections: Body, claims: list[Claim]) -> list[Passa
     return found
 
 
-# a heading naming a release or a day: "0.4 (2023-06-17)", "v1.2.0", "2024-03-01 standup"
-_RELEASE_RE = re.compile(r"^v?\d+(?:\.\d+)+\b|^\d{4}-\d{2}-\d{2}\b")
-
-
 def section_label(path: Sequence[str]) -> str:
     """A source paragraph's section as retrieval shows it: the heading above it, after the
     release or day heading it sits under ("0.4 (2023-06-17): Continue previous chat"): a
@@ -387,8 +384,8 @@ def section_label(path: Sequence[str]) -> str:
     if not path:
         return ""
     heading = path[-1]
-    release = next((h for h in reversed(path[:-1]) if _RELEASE_RE.match(h)), None)
-    return f"{release}: {heading}" if release and not _RELEASE_RE.match(heading) else heading
+    release = next((h for h in reversed(path[:-1]) if names_release(h)), None)
+    return f"{release}: {heading}" if release and not names_release(heading) else heading
 
 
 def _source_blocks(body: str) -> list[Passage]:

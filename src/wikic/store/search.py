@@ -283,8 +283,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     rows = conn.execute(
         f"""
         SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
-               CASE WHEN length(src.section) > length(s.section)
-                        AND src.section LIKE '%: ' || s.section
+               CASE WHEN substr(src.section, -length(s.section) - 2) = ': ' || s.section
                     THEN src.section ELSE s.section END,
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id

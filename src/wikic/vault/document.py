@@ -424,13 +424,20 @@ def _title(
     if h1:
         return h1, "h1"
     heading = next((s.heading for s in sections if s.level > 0 and s.heading), "")
-    if heading and not _RELEASE_HEADING_RE.match(heading):
+    if heading and not VERSION_RE.match(heading):
         return heading, "heading"
     # a changelog opening with "## 0.6.1 (2023-07-24)": that names its latest entry, not it
     return _readable_name(filename), "filename"
 
 
-_RELEASE_HEADING_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
+# a heading naming a release ("0.6.1 (2023-07-24)", "v1.2.0") or a day ("2024-03-01 standup")
+VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+\b")
+DATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\b")
+
+
+def names_release(heading: str) -> bool:
+    """Whether a heading names a release or a day: the sections under it are that one's."""
+    return bool(VERSION_RE.match(heading) or DATED_RE.match(heading))
 
 
 def _readable_name(filename: str) -> str:
