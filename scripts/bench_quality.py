@@ -180,10 +180,10 @@ _FENCED_RE = re.compile(r"^\s*(`{3,}|~{3,})[^\n]*\n(.*?)\n?\s*\1\s*$", re.DOTALL
 
 
 def _unfenced(text: str) -> str:
-    """A fenced code chunk as its code lines on one line, as the wiki's store indexes a source
-    page's code block; other text as it is."""
+    """A fenced code chunk as its non-blank lines, as the wiki's store indexes a source page's
+    code block; other text as it is."""
     m = _FENCED_RE.match(text)
-    return " ".join(x.strip() for x in m.group(2).split("\n") if x.strip()) if m else text
+    return "\n".join(x.rstrip() for x in m.group(2).split("\n") if x.strip()) if m else text
 
 
 def _kind(text: str) -> str:

@@ -93,6 +93,27 @@ def test_a_fact_is_shown_with_the_release_its_paragraph_sits_under(wiki) -> None
     assert not result.declined and "-c/--continue" in result.answer
 
 
+def test_a_fact_of_a_page_without_sections_is_shown_with_its_release(wiki) -> None:
+    """A page whose facts all come from one section files them under no subheading: the fact
+    still takes its cited paragraph's release ("0.4 (2023-06-17): Continue previous chat")."""
+    source = (
+        "---\ntype: source\ntitle: Changelog\n---\n\n# Changelog\n\n## Text\n\n"
+        "### 0.4 (2023-06-17)\n\n#### Continue previous chat\n\n"
+        "Use the new `-c/--continue` option to continue a chat. ^p2\n\n"
+        "### Usage\n\nRun `llm chat` to start a chat. ^p3\n"
+    )
+    chat = (
+        "---\ntype: concept\ntitle: Chat\n---\n\n# Chat\n\n## Facts\n\n"
+        "- Use the new `-c/--continue` option to continue a chat. [[sources/changelog#^p2]] "
+        "^f-c00001\n- Run `llm chat` to start a chat. [[sources/changelog#^p3]] ^f-c00002\n"
+    )
+    commit_pages(wiki, {"wiki/sources/changelog.md": source, "wiki/concepts/chat.md": chat}, "c")
+    with open_store(wiki) as store:
+        found = retrieve(store, "Which option continues a chat, and how is a chat started?")
+    facts = {e.text[:7]: e.section for e in found.evidence if e.kind == "fact"}
+    assert facts == {"Use the": "0.4 (2023-06-17): Continue previous chat", "Run `ll": ""}
+
+
 def concept(title: str, fact: str, block: str, related: str = "") -> str:
     body = f"---\ntype: concept\ntitle: {title}\n---\n\n# {title}\n\n## Facts\n\n"
     body += f"- {fact} [[sources/paper#^p1]] ^f-{block}\n"
@@ -533,6 +554,35 @@ def test_a_long_paragraph_is_quoted_by_its_sentences_about_the_question() -> Non
     assert quote_text(fact, QUESTION, words) == text  # a fact is quoted whole
 
 
+def test_a_which_question_about_many_things_quotes_the_list_that_names_them() -> None:
+    """ "Which keys must a pointer contain?" asks for keys: the lead-in that ends naming them
+    ("The required keys are:") and its items answer, before a sentence sharing more words;
+    "In which file …" asks for one thing, and no lead-in is preferred for it."""
+    from wikic.query.quote import select
+    from wikic.query.terms import asked_for
+
+    def unit(n: int, text: str, kind: str = "item") -> Evidence:
+        return Evidence("sources/spec.md", "Git LFS Spec (source)", kind, text,
+                        f"sources/spec#^p{n}", 1.0 / n, ordinal=n, section="The Pointer")  # fmt: skip
+
+    ranked = [
+        unit(1, "Pointer files MUST contain only UTF-8 characters."),
+        unit(2, "Tools must keep keys they do not know in pointer files."),
+        unit(3, "The required keys are:", "para"),
+        unit(4, "`version` is a URL."),
+        unit(5, "`oid` is the object id."),
+    ]
+    question = "Which keys must a Git LFS pointer file contain?"
+    assert asked_for(question) == "keys"
+    assert asked_for("Which three tools from the repository does it use?") == "tools"
+    assert asked_for("Which llama.cpp flag offloads layers?") == "flag"
+    assert asked_for("What does the 4 mean?") is None
+    packed = pack(ranked, words(question), 400, words)
+    assert [u.evidence.ordinal for u in select(packed, question)][:3] == [3, 4, 5]
+    singular = "Which key file must a Git LFS pointer contain?"  # one thing: no list wanted
+    assert select(packed, singular)[0].evidence.ordinal == 1
+
+
 def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     from wikic.query.quote import select
 
@@ -552,6 +602,9 @@ def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     assert [u.id for u in select(packed, one)] == [3]  # one part: one quote
     tie = pack([unit(1, "Port 80 is used."), unit(2, "Port 81 is used.")], ["port"], 400, words)
     assert [u.id for u in select(tie, "Which port is used?", ids=[2])][:1] == [2]
+    assert [u.id for u in select(tie, "Which port is used?")][:1] == [1]  # search's best
+    # the model's choice breaks ties only: the default model names the first ids shown
+    assert [u.id for u in select(packed, question, ids=[1])] == [3, 2]
     assert select(tie, "Where do wombats live?") == []  # nothing about the question
 
 
@@ -661,6 +714,77 @@ def test_a_code_block_is_quoted_as_inline_code_cut_to_its_first_words() -> None:
     assert code_span("`a`") == "`` `a` ``"
 
 
+USAGE = "usage: ./bench [options]\n\noptions:\n" + "\n".join(
+    f"  -{c}, --{name} <n>   (default: {n})"
+    for n, (c, name) in enumerate(
+        [(chr(97 + k), f"option-{k}") for k in range(24)] + [("r", "repetitions")]
+    )
+)
+
+
+def test_a_long_option_listing_shows_and_quotes_the_lines_a_question_is_about() -> None:
+    """A 27-line listing's first words end long before `-r, --repetitions`: the block is shown
+    and quoted by its first line and the lines holding the question's rarer words ("default"
+    is on every line and counts for nothing), with `…` for what is left out."""
+    from wikic.query.evidence import words as plain_words
+
+    question = "How many times does bench repeat each test by default?"
+    code = Evidence("sources/b.md", "B (source)", "code", USAGE, "sources/b#^p3", 1.0, ordinal=3)
+    packed = pack([code], plain_words(question), 300, words)
+    assert packed.shown[0].text == (
+        "usage: ./bench [options] … -r, --repetitions <n> (default: 24)"
+    )
+    quoted = quote_text(packed.shown[0], question, words)
+    assert quoted == "`usage: ./bench [options] … -r, --repetitions <n> (default: 24)`"
+    # a long table: its header and the rows about the question
+    rows = "; ".join(["model | ngl | t/s"] + [f"llama 7B | {n} | {100 + n}.5" for n in range(40)])
+    table = Evidence("sources/b.md", "B (source)", "table", rows, "sources/b#^p4", 1.0, ordinal=4)
+    shown = pack([table], plain_words("What did 35 layers give?"), 300, words).shown[0]
+    assert shown.text == "model | ngl | t/s; …; llama 7B | 35 | 135.5; …"
+    assert quote_text(shown, "What did 35 layers give?", words) == shown.text
+    # a question no line is about: the block's first words
+    other = pack([code], plain_words("What is a wombat?"), 300, words).shown[0].text
+    assert other.startswith("usage: ./bench [options] options: -a, --option-0")
+
+
+def test_a_condition_item_brings_what_then_happens_and_a_list_ends_with_its_section(
+    wiki,
+) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/mcp.md": "---\ntype: source\ntitle: MCP\n---\n\n# MCP\n\n## Text\n\n"
+            '### Final\n\n* If a "major change" PR is opened without the process ^p1\n'
+            "    * We post a standard comment ^p2\n"
+            "    * And the PR is marked as waiting on author ^p3\n\n"
+            "### Examples\n\n* Allocate HIR on an arena ^p4\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "What happens to a major change PR opened without the process?")
+    mcp = sorted(e.ordinal for e in found.evidence if e.page == "sources/mcp.md")
+    assert mcp == [1, 2, 3]  # not ^p4: another section's list
+
+
+def test_a_list_item_that_asks_a_question_brings_the_items_that_answer_it(wiki) -> None:
+    """Meeting notes ask and answer in nested items: 'What is a "major change"?' introduces the
+    items after it as a lead-in ending with ':' does."""
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/mcp.md": "---\ntype: source\ntitle: MCP\n---\n\n# MCP\n\n## Final\n\n"
+            '* What is a "major change"? ^p1\n'
+            "    * something where it would make sense to update rustc-guide ^p2\n"
+            "    * docs may be imagined ^p3\n"
+        },
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, 'How is a "major change" defined?')
+    mcp = sorted((e.ordinal, e.text) for e in found.evidence if e.page == "sources/mcp.md")
+    assert [o for o, _ in mcp] == [1, 2, 3]
+    assert mcp[1][1] == "something where it would make sense to update rustc-guide"
+
+
 def test_code_blocks_of_source_pages_are_retrieved_with_their_block_ids(wiki) -> None:
     """A code block (`^pN` alone below its fence, in a list item too) is a `code` unit: the
     command a question asks for is often only in its example."""
@@ -670,15 +794,16 @@ def test_code_blocks_of_source_pages_are_retrieved_with_their_block_ids(wiki) ->
             "wiki/sources/aliases.md": "---\ntype: source\ntitle: Aliases\n---\n\n# Aliases\n\n"
             "## Text\n\nTo see the path to the aliases file, run this: ^p1\n\n"
             "```bash\nllm aliases path\n```\n\n^p2\n\n"
-            "1. Remove an alias: ^p3\n\n   ```bash\n   llm aliases remove turbo\n   ```\n\n   ^p4\n"
+            "1. Remove an alias: ^p3\n\n   ```bash\n   llm aliases remove turbo\n\n"
+            "   llm aliases\n   ```\n\n   ^p4\n"
         },
     )
     with open_store(wiki) as store:
         found = retrieve(store, "Which command removes an alias, and which prints its path?")
     code = {e.link: e.text for e in found.evidence if e.kind == "code"}
-    assert code == {
+    assert code == {  # its lines, blank ones left out
         "sources/aliases#^p2": "llm aliases path",
-        "sources/aliases#^p4": "llm aliases remove turbo",
+        "sources/aliases#^p4": "   llm aliases remove turbo\n   llm aliases",
     }
 
 

@@ -965,3 +965,15 @@ def test_a_heading_of_rules_names_the_thing_they_govern() -> None:
     found = {t.name: t.aliases for t in section_topics(doc, fact_sentences(doc))}
     assert found["Tier 2 target"] == ("Tier 2 target policy",)
     assert "Retention policy" in found and "Retention" not in found  # never said on its own
+
+
+def test_a_name_the_document_defines_is_a_topic_though_a_longer_name_holds_it() -> None:
+    from wikic.ingest.structure import defined_subjects
+
+    doc = parse_document(
+        "# Cranelift backend for rustc\n\nCranelift is a code generation backend written in "
+        "Rust. The Cranelift backend compiles fast. This is a plan. `version` is the first "
+        "key. Each test is a run. The result is a table.\n",
+        filename="cl.md",
+    )
+    assert defined_subjects(fact_sentences(doc)) == ["Cranelift", "version"]

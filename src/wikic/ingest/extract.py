@@ -26,6 +26,7 @@ from wikic.ingest.structure import (
     code_examples,
     code_terms,
     defined_abbreviations,
+    defined_subjects,
     defined_terms,
     evidence_topics,
     flag_aliases,
@@ -337,9 +338,10 @@ def _code_topics(
     # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
     coded = code_terms(doc)
     variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
-    known = [*commands, *defined, *kinds, *variables]
+    subjects = defined_subjects(sentences)
+    known = [*commands, *defined, *kinds, *variables, *subjects]
     found = evidence_topics(
-        [*names, *(t for t in (*defined, *kinds) if t not in names)],
+        [*names, *(t for t in (*defined, *kinds, *subjects) if t not in names)],
         sentences,
         taken,
         limit=max(0, max_pages - len(structural)),
@@ -352,10 +354,22 @@ def _code_topics(
     return [
         *structural,
         *(
-            Topic(n, _type(n, source_text), flags.get(n, ()), ids, precise=is_precise(n, known))
+            Topic(
+                n,
+                # a capitalised name the document defines ("CON is a reserved device name")
+                # names a thing even where it only opens sentences
+                grounding.guess_type(n, source_text, _subject_type(n, subjects)),
+                flags.get(n, ()),
+                ids,
+                precise=is_precise(n, known),
+            )
             for n, ids in found
         ),
     ]
+
+
+def _subject_type(name: str, subjects: Sequence[str]) -> str:
+    return "entity" if name in subjects and name[:1].isupper() else "concept"
 
 
 def starts_sentence(text: str) -> bool:
@@ -404,6 +418,7 @@ def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str
         *command_names(doc)[:MAX_COMMANDS],
         *code_terms(doc),
         *defined_terms(doc),
+        *defined_subjects(sentences),
         *topic_candidates(sentences, title=doc.title, limit=40),
     ]
     seen: set[str] = set()

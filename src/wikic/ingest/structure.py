@@ -386,6 +386,27 @@ def _stem(word: str) -> str:
     return word.casefold()[:5]
 
 
+# "Cranelift is a code generation backend …", "`version` is the first key …": a sentence that
+# opens by saying what its subject is (a name: capitalised or code) defines it
+_DEFINES_RE = re.compile(
+    r"(?:An?\s+|The\s+)?((?:`[^`]+`|[A-Z][\w.+-]*)(?:\s+[A-Z][\w.+-]*){0,2})\s+(?:is|are)\s+"
+    r"(?:an?|the)\s"
+)
+
+
+def defined_subjects(sentences: Sequence[Sentence]) -> list[str]:
+    """Names a sentence defines ("Cranelift is a code generation backend written in Rust …"),
+    in document order. Such a name is a page even when a longer name holds it ("Cranelift
+    backend", the title): the document says what it is."""
+    found: dict[str, None] = {}
+    for s in sentences:
+        m = _DEFINES_RE.match(s.text)
+        name = m.group(1).strip("`") if m else ""
+        if name and name.casefold() not in STOP_WORDS and name_key(name) not in _GENERIC_KEYS:
+            found[name] = None
+    return list(found)
+
+
 def defined_terms(doc: Document) -> list[str]:
     """Bold terms, "Long Name (ABBR)" definitions and code names of headings and list items."""
     terms: list[str] = []

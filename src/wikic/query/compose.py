@@ -228,7 +228,7 @@ def compose(
     ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
     value: Any = gen.value
     if style == "quote":
-        picked = select(packed, question, getattr(value, "ids", []))
+        picked = select(packed, question, getattr(value, "ids", []), backend.count_tokens)
         sentences = tuple(quoted(u, question, backend) for u in picked)
     else:
         sentences = tuple(

@@ -140,6 +140,42 @@ def code_span(code: str) -> str:
     return f"{ticks}{pad}{code}{pad}{ticks}"
 
 
+def relevant_lines(
+    text: str, query_words: Sequence[str], budget: int, count: TokenCounter, *, sep: str = "\n"
+) -> str:
+    """The lines (a table's rows: `sep` "; ") of a long code block or table a question is about,
+    within `budget` tokens: its first line (the command, the `usage:` line, the table's header),
+    then the lines that hold the question's rarest words, in order, with `…` for what was left
+    out. Asked "How many times does llama-bench repeat each test by default?", a 30-line option
+    listing shows `-r, --repetitions <n> (default: 5)`, where its first words ended before it;
+    asked about "35 layers", a benchmark table shows its row with 35. A word on most lines
+    ("default") counts for nothing, others weigh 1 / the lines holding them. The first words
+    when no line holds a word of the question."""
+    lines = [line.strip() for line in text.split(sep) if line.strip()]
+    stems = {w[: max(4, len(w) - 2)] for w in query_words if w not in STOPWORDS}
+    matched = [{x for x in stems for w in words(line) if w.startswith(x)} for line in lines]
+    spread = {x: sum(x in m for m in matched) for x in stems}
+    rare = {x for x, n in spread.items() if n <= max(1, len(lines) // 3)}
+    score = [sum(1 / spread[x] for x in m & rare) for m in matched]
+    ranked = sorted((i for i in range(1, len(lines)) if score[i] > 0), key=lambda i: -score[i])
+    if not ranked:
+        return head(text, budget, count)
+
+    def joined(kept: list[int]) -> str:
+        parts: list[str] = []
+        for n, i in enumerate(kept):
+            if n and i != kept[n - 1] + 1:
+                parts.append("…")
+            parts.append(lines[i])
+        return sep.join([*parts, "…"] if kept[-1] != len(lines) - 1 else parts)
+
+    kept = [0]
+    for i in ranked:
+        if count(joined(sorted([*kept, i]))) <= budget:
+            kept = sorted([*kept, i])
+    return joined(kept)
+
+
 def head(text: str, budget: int, count: TokenCounter) -> str:
     """The first words of `text` that fit in `budget` tokens, with `…` when cut (code: it has
     no sentences to choose from)."""
@@ -181,8 +217,16 @@ def pack(
         nonlocal used
         if any(c is e for c, _, _ in chosen):
             return False  # taken already, after its lead-in
-        flat = " ".join(e.text.split())
-        text = _without_shown(flat, [t for _, t, _ in chosen])
+        source = e.text
+        if e.kind in ("code", "table") and count(source) > UNIT_TOKENS:
+            sep = "\n" if e.kind == "code" else "; "
+            source = relevant_lines(source, query_words, UNIT_TOKENS, count, sep=sep)
+        flat = " ".join(source.split())
+        shown = [t for _, t, _ in chosen]
+        if e.kind == "code":  # whole or not at all: `… set turbo` is no command
+            text = None if _without_shown(flat, shown) is None else flat
+        else:
+            text = _without_shown(flat, shown)
         if text is None and whole:
             text = flat  # an item a lead-in introduces, shown as a fact too: a list has no gaps
         if text is None:
@@ -220,22 +264,34 @@ MAX_FOLLOWERS = 6
 
 def is_lead_in(e: Evidence) -> bool:
     """A source paragraph or list item ending with ':' ("The required keys are:", "If the
-    content matches the pointer format:" above its nested steps)."""
-    return e.kind in ("para", "item") and e.text.rstrip().endswith(":")
+    content matches the pointer format:" above its nested steps) or '?' (notes' 'What is a
+    "major change"?' above the items that answer it), or a list item that is only a condition
+    ('If a "major change" PR is opened without going through this process', no stop, no
+    comma, above what then happens)."""
+    if e.kind not in ("para", "item"):
+        return False
+    text = e.text.rstrip()
+    if text[-1:] in (":", "?"):
+        return True
+    condition = _CONDITION_RE.match(text) is not None and "," not in text
+    return e.kind == "item" and condition and text[-1:] not in ".!;)"
+
+
+_CONDITION_RE = re.compile(r"(?:If|When|Whenever|Once|Unless|Before|After)\s", re.I)
 
 
 def introduced(lead_in: Evidence, pool: Sequence[Evidence]) -> list[Evidence]:
     """The units of `pool` that `lead_in` (a paragraph or item: "The required keys are:", "run
-    this:") introduces: the list items, code block or table right after it on its page, in
-    order, while each is in `pool` (at most `MAX_FOLLOWERS`)."""
+    this:") introduces: the list items, code block or table right after it on its page and in
+    its section, in order, while each is in `pool` (at most `MAX_FOLLOWERS`)."""
     if not is_lead_in(lead_in):
         return []
     at = {(u.page, u.ordinal): u for u in pool if u.kind in FOLLOWER_KINDS}
     found: list[Evidence] = []
     while len(found) < MAX_FOLLOWERS:
         unit = at.get((lead_in.page, lead_in.ordinal + len(found) + 1))
-        if unit is None:
-            break
+        if unit is None or unit.section != lead_in.section:
+            break  # a list ends with its section
         found.append(unit)
     return found
 

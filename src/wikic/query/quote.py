@@ -30,12 +30,13 @@ from wikic.query.evidence import (
     TokenCounter,
     code_span,
     excerpt,
-    head,
     introduced,
+    is_lead_in,
+    relevant_lines,
     words,
 )
+from wikic.query.terms import asked_for, key_terms, text_words
 from wikic.query.terms import holds as holds_term
-from wikic.query.terms import key_terms, text_words
 from wikic.store.search import STOPWORDS
 
 MAX_QUOTES = 3
@@ -63,14 +64,17 @@ def quote_model(ids: Sequence[int]) -> type[BaseModel]:
 
 def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
     """What the answer quotes of `unit`: a fact whole; a code block as inline code and a table
-    as its rows (their first words when long); a paragraph's or list item's sentences about
+    as its rows (when long, the first line and the lines about the question:
+    `relevant_lines`); a paragraph's or list item's sentences about
     the question, the most relevant that fit in `QUOTE_TOKENS`, in text order, with `…` where
     sentences were left out (its opening sentences when none shares a word with it)."""
     text = " ".join(unit.text.split())
-    if unit.evidence.kind == "code":
-        return code_span(head(text, QUOTE_TOKENS, count))
-    if unit.evidence.kind == "table":
-        return head(text, QUOTE_TOKENS, count)
+    if unit.evidence.kind == "code":  # the lines about the question
+        lines = relevant_lines(unit.evidence.text, words(question), QUOTE_TOKENS, count)
+        return code_span(" ".join(lines.split()))
+    if unit.evidence.kind == "table":  # the header and the rows about the question
+        rows = relevant_lines(unit.evidence.text, words(question), QUOTE_TOKENS, count, sep="; ")
+        return " ".join(rows.split())
     if unit.evidence.kind == "fact" or count(text) <= QUOTE_TOKENS:
         return text
     asked = words(question)
@@ -81,10 +85,11 @@ def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
     )
 
 
-CHOSEN_BONUS = 0.5  # the model's choice counts, as a tie-breaker, not as the answer
 KEY_TERM_WEIGHT = 2.0  # a number, name or code token of the question held: worth two rare words
 PARAGRAPH_WEIGHT = 0.95  # a fact says the same in fewer words: it wins a tie
 PASSAGE_BONUS = 3.0  # a unit of a passage already quoted (see `select`)
+LIST_BONUS = 2.0  # a lead-in naming what a "which X" question asks for: "The required keys are:"
+LIST_NOUN_AT = 3  # … among its last words
 MIN_NEW_WORDS = 2  # a further quote must answer this many more words of the question (or a term)
 _SUFFIX_RE = re.compile(r"(?:ing|ed|es|s|e)$")
 QUOTE_STEM = 6  # "interned" and "interpreter" are two words here (support's 5 make them one)
@@ -114,6 +119,15 @@ def _words(text: str) -> set[str]:
     return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
 
 
+def _lists(unit: Shown, noun: str) -> bool:
+    """Whether `unit` is a lead-in that ends by naming `noun`, what its list holds: "The
+    required keys are:", "The following files are created:" (not "a polling mechanism
+    processes this list:", which lists steps)."""
+    if not is_lead_in(unit.evidence):
+        return False
+    return _stem(noun) in {_stem(w) for w in words(unit.text)[-LIST_NOUN_AT:]}
+
+
 def _same_passage(a: Shown, b: Shown) -> bool:
     """Two units of one passage: on one page, or one is (or both are copied from) the same
     source paragraph: a fact and the paragraph it cites."""
@@ -124,27 +138,42 @@ def _same_passage(a: Shown, b: Shown) -> bool:
     return bool(here & {x for x in (eb.link, eb.holds) if x})
 
 
-def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown]:
+def select(
+    packed: Packed,
+    question: str,
+    ids: Sequence[int] = (),
+    count: TokenCounter | None = None,
+) -> list[Shown]:
     """The units that answer `question` together, best first (at most `MAX_QUOTES`): each adds
     the most of the question not yet answered — its words weighted by how rare they are among
-    the shown units, and its key terms (numbers, names, code) — with the units the model chose
-    (`ids`) weighing `CHOSEN_BONUS` more. A further unit must add `MIN_NEW_WORDS` of the
-    question's words or one of its key terms (one word in the passage of a quote already
-    taken: its page, or the source paragraph a quoted fact was copied from), and a unit of
+    the shown units, and its key terms (numbers, names, code) — in what would be quoted of it
+    (`quote_text`, given `count`: a paragraph's sentences about the question); of units that
+    add as much, the one the model chose (`ids`), then the one search ranked higher. A
+    further unit must add `MIN_NEW_WORDS` of the question's words or one of its key terms
+    (one word in the passage of a quote already taken: its page, or the source paragraph a quoted fact was copied from), and a unit of
     that passage weighs `PASSAGE_BONUS` more: the answer reads from one place, not from a
     page that shares a word by chance. A question about one thing gets one quote; a quoted
-    lead-in ("run this:", "The required keys are:") brings what it introduces after it.
+    lead-in ("run this:", "The required keys are:") brings what it introduces after it, and
+    one that names what a "which X" question asks for, many of them (`asked_for`: "Which keys
+    must a pointer contain?", not "In which file …"), weighs `LIST_BONUS` more: its list is
+    the answer.
 
     Why code and not the model alone: asked for the facts that answer, the default 0.5B model
     mostly listed the first numbers shown ([1, 2, 3]). `PASSAGE_BONUS` was set on the corpus
     QA set (20 answerable questions, the model's picks simulated as [1, 2, 3]): 1, 2 and 3
-    answered 8, 8 and 10 for the wiki; plain retrieval, with the same rule, kept 11."""
+    answered 8, 8 and 10 for the wiki; plain retrieval, with the same rule, kept 11. Its picks
+    weighed 1.5× until the fourteen-document corpus showed them outranking the answer
+    ("The main goal of this project is …" lost to the first fact shown): they break ties."""
     units = [u for u in packed.shown if u.id and u.evidence.link]
     asked = _words(question)
     terms = key_terms(question)
+    wanted = asked_for(question)
+    plural = wanted is not None and re.search(r"[^su]s$", wanted) is not None
+    lists = {u.id for u in units if plural and _lists(u, wanted or "")}
 
-    def seen(u: Shown) -> list[str]:  # what the model saw of a unit: its page, label, text
-        return [u.evidence.heading, u.evidence.section, u.text]
+    def seen(u: Shown) -> list[str]:  # its page, label and what the answer would quote of it
+        quote = quote_text(u, question, count) if count else u.text
+        return [u.evidence.heading, u.evidence.section, quote]
 
     words_of = {u.id: _words(" ".join(seen(u))) & asked for u in units}
     terms_of = {u.id: {t.text for t in terms if holds_term(text_words(seen(u)), t)} for u in units}
@@ -158,7 +187,7 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
     covered: set[str] = set()
     held: set[str] = set()
     while len(quotes) < MAX_QUOTES:
-        best: tuple[float, Shown] | None = None
+        best: tuple[tuple[float, bool, float], Shown] | None = None
         for u in units:
             new_words, new_terms = words_of[u.id] - covered, terms_of[u.id] - held
             near = any(_same_passage(q, u) for q in quotes)
@@ -166,11 +195,13 @@ def select(packed: Packed, question: str, ids: Sequence[int] = ()) -> list[Shown
             if u in quotes or (quotes and len(new_words) < enough and not new_terms):
                 continue
             gain = sum(idf[w] for w in new_words) + KEY_TERM_WEIGHT * len(new_terms)
-            gain *= 1 + CHOSEN_BONUS if u.id in picked else 1
             gain *= 1 if u.evidence.kind == "fact" else PARAGRAPH_WEIGHT
             gain *= PASSAGE_BONUS if near else 1
-            if gain > 0 and (best is None or gain > best[0]):
-                best = (gain, u)
+            gain *= LIST_BONUS if u.id in lists else 1
+            # a tie goes to the unit the model chose, then to the one search ranked higher
+            rank = (gain, u.id in picked, u.evidence.score)
+            if gain > 0 and (best is None or rank > best[0]):
+                best = (rank, u)
         if best is None:
             break
         unit = best[1]

@@ -79,6 +79,8 @@ def _with_introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
             continue
         group = [(e.page, e.ordinal)]
         for hit in store.following(e.page, e.ordinal, FOLLOWER_KINDS, limit=MAX_FOLLOWERS):
+            if hit.section != e.section:
+                break  # a list ends with its section
             key = (hit.path, hit.ordinal)
             units.setdefault(key, replace(_evidence(hit, e.reason == "link"), score=0.0))
             group.append(key)

@@ -181,3 +181,30 @@ def qualifiers(question: str) -> list[KeyTerm]:
         return []
     terms = (_classify(w.strip(_EDGE_PUNCT), first=False) for w in m.group(1).split())
     return [t for t in terms if t is not None and t.kind in ("name", "code") and t.words]
+
+
+_NUMBER_WORDS = frozenset({"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"})
+_AUXILIARIES = frozenset({
+    "must", "should", "can", "could", "will", "would", "may", "might", "shall", "do", "does",
+    "did", "is", "are", "was", "were", "has", "have", "had",
+})  # fmt: skip
+
+
+def asked_for(question: str) -> str | None:
+    """The thing a "which/what X" question asks for, the last word of X ("keys" of "Which keys
+    must a pointer file contain?", "tools" of "Which three tools from …", "formats" of "Which
+    output formats does …"): a list whose lead-in names it ("The required keys are:") answers.
+    X is the run of words after "which"/"what" up to a stop word or auxiliary (at most two,
+    numbers skipped: "Which llama.cpp flag offloads …" asks for a flag); None when one follows
+    at once ("What does …")."""
+    m = re.search(r"\b(?:which|what)\s+(.*)", question, re.I)
+    if not m:
+        return None
+    run: list[str] = []
+    for word in re.findall(r"[\w.-]+", m.group(1)):
+        folded = word.casefold()
+        if folded in STOPWORDS or folded in _AUXILIARIES or len(run) == 2:
+            break
+        if folded not in _NUMBER_WORDS and not folded.isdigit():
+            run.append(folded)
+    return run[-1] if run else None

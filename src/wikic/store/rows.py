@@ -426,7 +426,7 @@ def _source_blocks(body: str) -> list[Passage]:
 
 
 def _code_blocks(lines: list[str]) -> list[tuple[str, str]]:
-    """(block id, code on one line) of each fenced block followed, after blank lines, by a
+    """(block id, its non-blank lines: the query shows the lines a question is about) of each fenced block followed, after blank lines, by a
     `^pN` alone on its line (as `render_source_body` writes them, in list items too)."""
     found: list[tuple[str, str]] = []
     i = 0
@@ -449,7 +449,7 @@ def _code_blocks(lines: list[str]) -> list[tuple[str, str]]:
             after += 1
         alone = _ALONE_ID_RE.match(lines[after]) if after < len(lines) else None
         if alone:
-            code = " ".join(x.strip() for x in lines[i + 1 : end] if x.strip())
+            code = "\n".join(x.rstrip() for x in lines[i + 1 : end] if x.strip())
             found.append((alone.group(1), code))
         i = end + 1
     return found

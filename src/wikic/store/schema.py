@@ -15,7 +15,7 @@ from wikic.errors import WikicError
 from wikic.store.rows import PageRecord
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE pages (

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wikic.errors import UsageError
+from wikic.vault.document import names_release
 
 Mode = Literal["all", "any", "auto"]
 # bm25() weights of the FTS columns: title, aliases, tags, summary, body
@@ -283,8 +284,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     rows = conn.execute(
         f"""
         SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
-               CASE WHEN substr(src.section, -length(s.section) - 2) = ': ' || s.section
-                    THEN src.section ELSE s.section END,
+               s.section, src.section,
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
         LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
@@ -298,9 +298,21 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         (expr, limit),
     ).fetchall()
     return [
-        PassageHit(path, title, page_type, kind, ordinal, block, text, cite, section, float(score))
-        for path, title, page_type, kind, ordinal, block, text, cite, section, score in rows
+        PassageHit(
+            path, title, page_type, kind, ordinal, block, text, cite, _released(own, cited), score
+        )
+        for path, title, page_type, kind, ordinal, block, text, cite, own, cited, score in rows
     ]
+
+
+def _released(own: str, cited: str | None) -> str:
+    """A fact's section label (`own`: the page's subheading it is filed under, '' when the page
+    has one) or, when its cited paragraph's label puts that section under a release, that
+    label: "0.4 (2023-06-17): Continue previous chat"."""
+    release, sep, heading = (cited or "").partition(": ")
+    if sep and names_release(release) and own in ("", heading):
+        return cited or own
+    return own
 
 
 def run_following(
