@@ -89,3 +89,13 @@ def test_a_name_or_phrase_never_spans_a_clause_break() -> None:
     found = candidates(text)
     assert "PR" in found
     assert not {"PR Of", "contrast today", "better idea"} & set(found)
+
+
+def test_a_name_made_an_adjective_is_not_a_candidate() -> None:
+    text = (
+        "The infra team approves the CI-related requirements. CI-related work needs CI. "
+        "Parts are LLVM-like. LLVM-like code stays. LLVM runs the CI.\n"
+    )
+    found = candidates(text)
+    assert {"CI", "LLVM"} <= set(found)
+    assert not {"CI-related", "LLVM-like"} & set(found)

@@ -977,3 +977,15 @@ def test_a_name_the_document_defines_is_a_topic_though_a_longer_name_holds_it() 
         filename="cl.md",
     )
     assert defined_subjects(fact_sentences(doc)) == ["Cranelift", "version"]
+
+
+def test_a_quote_right_after_a_code_block_is_its_output_not_a_fact() -> None:
+    doc = parse_document(
+        "# Chat\n\nUse the new `-c` option to continue a chat:\n\n```bash\nllm 'Be a gerbil'\n"
+        "```\n> Greetings, dear human! I am a clever gerbil.\n\nSome prose here.\n\n"
+        "> Note: a quote after prose is what the document says.\n",
+        filename="chat.md",
+    )
+    texts = [s.text for s in fact_sentences(doc)]
+    assert not any("gerbil" in t for t in texts)
+    assert any("a quote after prose" in t for t in texts)

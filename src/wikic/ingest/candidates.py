@@ -53,6 +53,12 @@ _COMMON = {
 _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|\s[-–—]+\s")
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
+# "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
+_ADJECTIVE_COMPOUND_RE = re.compile(
+    r".+-(?:related|based|like|specific|style|level|wide|aware|free|friendly|only|compatible"
+    r"|enabled|driven|oriented|agnostic|heavy|intensive|bound|powered|ready)",
+    re.IGNORECASE,
+)
 MAX_WORDS = 4
 # commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
 _SHELL_LANGS = {"sh", "bash", "shell", "console", "zsh", "shell-session"}
@@ -133,7 +139,7 @@ def topic_candidates(
 
     def add(text: str, w: float) -> None:
         key = name_key(text)
-        if not key or key in _STOP:
+        if not key or key in _STOP or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1]):
             return
         counts[key] += 1
         weight[key] = max(weight.get(key, 0.0), w)

@@ -152,10 +152,15 @@ def _names_code(text: str, block: Block) -> bool:
 
 
 def fact_sentences(doc: Document) -> list[Sentence]:
-    """Every citable sentence of the document, in order, with the document's ids."""
+    """Every citable sentence of the document, in order, with the document's ids. A quote
+    right after a code block is that command's output ("> Greetings, dear human! I am a clever
+    gerbil …" under `llm "Pretend to be a witty gerbil"`): an example, not what the document
+    says."""
     result = []
     blocks = doc.blocks
     for n, block in enumerate(blocks):
+        if block.kind == "quote" and n and blocks[n - 1].kind == "code":
+            continue
         following = blocks[n + 1] if n + 1 < len(blocks) else None
         before_code = following is not None and following.kind == "code"
         for i, s in enumerate(block.sentences):
