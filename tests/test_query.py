@@ -745,6 +745,12 @@ def test_a_long_option_listing_shows_and_quotes_the_lines_a_question_is_about() 
     # a question no line is about: the block's first words
     other = pack([code], plain_words("What is a wombat?"), 300, words).shown[0].text
     assert other.startswith("usage: ./bench [options] options: -a, --option-0")
+    # a short block is quoted whole: its output lines hold no word of the question
+    run = "$ cargo rustc -- -Zself-profile\n$ ls\nCargo.toml regex-17088.events"
+    short = Shown(1, Evidence("sources/p.md", "P", "code", run, "sources/p#^p5", 1.0), run, 0)
+    assert quote_text(short, "Which files does cargo rustc create?", words) == (
+        "`$ cargo rustc -- -Zself-profile $ ls Cargo.toml regex-17088.events`"
+    )
 
 
 def test_a_condition_item_brings_what_then_happens_and_a_list_ends_with_its_section(

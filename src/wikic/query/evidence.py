@@ -150,7 +150,9 @@ def relevant_lines(
     listing shows `-r, --repetitions <n> (default: 5)`, where its first words ended before it;
     asked about "35 layers", a benchmark table shows its row with 35. A word on most lines
     ("default") counts for nothing, others weigh 1 / the lines holding them. The first words
-    when no line holds a word of the question."""
+    when no line holds a word of the question; the whole text when it fits."""
+    if count(text) <= budget:
+        return text
     lines = [line.strip() for line in text.split(sep) if line.strip()]
     stems = {w[: max(4, len(w) - 2)] for w in query_words if w not in STOPWORDS}
     matched = [{x for x in stems for w in words(line) if w.startswith(x)} for line in lines]
