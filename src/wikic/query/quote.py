@@ -150,9 +150,9 @@ def select(
     (`quote_text`, given `count`: a paragraph's sentences about the question); of units that
     add as much, the one the model chose (`ids`), then the one search ranked higher. A
     further unit must add `MIN_NEW_WORDS` of the question's words or one of its key terms
-    (one word in the passage of a quote already taken: its page, or the source paragraph a quoted fact was copied from), and a unit of
-    that passage weighs `PASSAGE_BONUS` more: the answer reads from one place, not from a
-    page that shares a word by chance. A question about one thing gets one quote; a quoted
+    (one word in the passage of a quote already taken: its page, or the source paragraph a
+    quoted fact was copied from), and a unit of that passage weighs `PASSAGE_BONUS` more: the
+    answer reads from one place, not from a page that shares a word by chance. A question about one thing gets one quote; a quoted
     lead-in ("run this:", "The required keys are:") brings what it introduces after it, and
     one that names what a "which X" question asks for, many of them (`asked_for`: "Which keys
     must a pointer contain?", not "In which file …"), weighs `LIST_BONUS` more: its list is
@@ -168,8 +168,8 @@ def select(
     asked = _words(question)
     terms = key_terms(question)
     wanted = asked_for(question)
-    plural = wanted is not None and re.search(r"[^su]s$", wanted) is not None
-    lists = {u.id for u in units if plural and _lists(u, wanted or "")}
+    many = wanted if wanted and re.search(r"[^su]s$", wanted) else None  # "keys", not "file"
+    lists = {u.id for u in units if many and _lists(u, many)}
 
     def seen(u: Shown) -> list[str]:  # its page, label and what the answer would quote of it
         quote = quote_text(u, question, count) if count else u.text

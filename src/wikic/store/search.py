@@ -299,16 +299,25 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     ).fetchall()
     return [
         PassageHit(
-            path, title, page_type, kind, ordinal, block, text, cite, _released(own, cited), score
+            path,
+            title,
+            page_type,
+            kind,
+            ordinal,
+            block,
+            text,
+            cite,
+            _released(own, cited),
+            float(score),
         )
         for path, title, page_type, kind, ordinal, block, text, cite, own, cited, score in rows
     ]
 
 
 def _released(own: str, cited: str | None) -> str:
-    """A fact's section label (`own`: the page's subheading it is filed under, '' when the page
-    has one) or, when its cited paragraph's label puts that section under a release, that
-    label: "0.4 (2023-06-17): Continue previous chat"."""
+    """A fact's section label (`own`: the page's subheading it is filed under, '' on a page
+    without subheadings) or, when its cited paragraph's label (`cited`) puts that section under
+    a release, that label: "0.4 (2023-06-17): Continue previous chat"."""
     release, sep, heading = (cited or "").partition(": ")
     if sep and names_release(release) and own in ("", heading):
         return cited or own
