@@ -67,3 +67,18 @@ def test_names_that_differ_by_a_number_are_two_pages(tmp_path) -> None:
     ]
     titles = [t.title for _, t in plan(tmp_path, topics, max_pages=5).topics]
     assert titles == ["Tier 3 target", "Tier 2 target", "Prefix caches"]  # a spelling is one
+
+
+def test_the_subject_the_title_names_keeps_its_page_under_a_full_cap(tmp_path) -> None:
+    from wikic.ingest.extract import merge_topics
+
+    topics = merge_topics(
+        [
+            Topic("Target Tier Policy", "concept", (), ("s1",), subject=True),
+            Topic("Tier 2 target", "concept", (), ("s2", "s3", "s4")),
+            Topic("target tier policy", "concept", ("RFC",), ("s5",)),  # the model's, merged
+        ],
+        max_facts=20,
+    )
+    p = plan(tmp_path, topics, max_pages=1)
+    assert [t.title for _, t in p.topics] == ["Target Tier Policy"]  # 2 facts, not 3: first

@@ -72,15 +72,22 @@ class Topic:
     usage: tuple[str, ...] = ()  # block ids of code examples for the page's Usage section
     from_heading: bool = False  # a section heading of the source names it
     precise: bool = False  # a flag, identifier or command (`structure.is_precise`)
+    subject: bool = False  # what the document's title names (`structure.title_topic`)
 
     @property
     def weight(self) -> int:
         """Its claim to one of the source's pages (`structure.topic_weight`); a term of every
         technical text (`STDIN`, `URL`, `GPU`) only takes a page no other topic wants, unless
-        a heading names it."""
+        a heading names it. The subject the title names comes first, however few sentences
+        name it: the Target Tier Policy's page was the one a full page cap left out."""
+        if self.subject:
+            return SUBJECT_WEIGHT
         if not self.from_heading and is_common_term(self.name):
             return 0
         return len(self.facts) + (PRECISE_WEIGHT if self.precise else 0)
+
+
+SUBJECT_WEIGHT = 1_000
 
 
 @dataclass
@@ -320,7 +327,9 @@ def _code_topics(
     title = title_topic(doc, sentences)
     if title is not None:
         structural.append(
-            Topic(title.name, _type(title.name, source_text), title.aliases, title.facts)
+            Topic(
+                title.name, _type(title.name, source_text), title.aliases, title.facts, subject=True
+            )
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
@@ -523,9 +532,7 @@ def merge_topics(topics: Sequence[Topic], max_facts: int) -> list[Topic]:
             if name_key(a) not in seen:
                 seen.add(name_key(a))
                 aliases.append(a)
-        result.append(
-            Topic(t.name, t.type, tuple(aliases), facts, t.usage, t.from_heading, t.precise)
-        )
+        result.append(replace(t, aliases=tuple(aliases), facts=facts))
     return result
 
 
@@ -543,4 +550,5 @@ def _merge_two(old: Topic, new: Topic) -> Topic:
         tuple(dict.fromkeys((*old.usage, *new.usage))),
         old.from_heading or new.from_heading,
         old.precise or new.precise,
+        old.subject or new.subject,
     )
