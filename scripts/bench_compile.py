@@ -466,6 +466,24 @@ def prepare_wiki(
         shutil.copy2(corpus / name, root / "raw" / name)
 
 
+def code_only_ingest(root: Path) -> float:
+    """`wikic ingest --all` in process with a model that never answers (every call fails its
+    schema): the pages code makes alone, from the document's structure and names. Seconds."""
+    from wikic.ingest.pipeline import IngestRequest, ingest
+    from wikic.llm.fake import FakeBackend
+    from wikic.paths import open_paths
+
+    silent = FakeBackend(lambda call: "no model", name="no model")
+    start = time.perf_counter()
+    ingest(
+        open_paths(root),
+        IngestRequest(all_new=True),
+        extract_backend=lambda: silent,
+        write_backend=lambda: silent,
+    )
+    return time.perf_counter() - start
+
+
 def run_ingest(root: Path, model: str | None) -> tuple[dict[str, Any], float, list[str]]:
     """(the ingest's JSON report, wall seconds, the command) — progress lines pass through to
     stderr; stdout goes to a file so a long report cannot block the pipe."""
@@ -729,6 +747,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="generation.batch_size of the compiled wiki (default: wikic's default)",
     )
     p.add_argument(
+        "--code-only",
+        action="store_true",
+        help="compile with every model call failing: what code alone finds (seconds, no "
+        "timing); the real compile's topic recall was within one topic of it",
+    )
+    p.add_argument(
         "--qa", action="store_true", help="also run bench_quality on the corpus questions"
     )
     p.add_argument("--qa-limit", type=int, metavar="N", help="ask at most N of those questions")
@@ -781,6 +805,8 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
     with tempfile.TemporaryDirectory(prefix="wikic-bench-compile-") as tmp:
         ingest: dict[str, Any] = {}
         outcomes: dict[str, dict[str, Any]] = {}
+        if args.wiki and args.code_only:
+            raise BenchError("--wiki measures a compiled wiki; --code-only compiles one: use one")
         if args.wiki:
             root = args.wiki.resolve()
             if not (root / "wiki").is_dir() or not (root / "raw").is_dir():
@@ -800,6 +826,12 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
                 raise BenchError(f"{args.keep} exists: --keep needs a new folder")
             root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
             prepare_wiki(root, corpus, files, args.batch_size)
+        if not args.wiki and args.code_only:
+            wall = code_only_ingest(root)
+            skipped.append(
+                f"the model: --code-only, every model call failed ({wall:.1f} s): no timing"
+            )
+        elif not args.wiki:
             report, wall, command = run_ingest(root, args.model)
             outcomes = {
                 str(o.get("raw", "")).removeprefix("raw/"): o for o in report.get("sources", [])
@@ -839,7 +871,9 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
     return {
         "command": shlex.join(command_line),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "model": args.model or config.model_for("extract"),
+        "model": "none (--code-only)"
+        if args.code_only
+        else args.model or config.model_for("extract"),
         "role_models": {
             role: args.model or config.model_for(role) for role in ("extract", "write", "query")
         },

@@ -41,6 +41,7 @@ import yaml
 from wikic.config import load_config
 from wikic.errors import UsageError, WikicError
 from wikic.llm.backend import Backend
+from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
 from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
@@ -586,6 +587,24 @@ def copy_wiki(root: Path, dest: Path) -> WikiPaths:
     return WikiPaths(dest, load_config(dest / "wikic.yaml"))
 
 
+class NoDecodeBackend(FakeBackend):
+    """`--no-decode`: every call says the facts answer and names fact 1; tokens are counted by
+    `counter` (the model's tokenizer), so packing is the real run's. With quoted answers code
+    picks the quotes, so this predicts a real run but for the model's declines and the ties
+    its picks break: on the corpus set it matched a real run on 117 of 118 answers
+    (bench_quality_corpus14-selection.json), in a minute instead of 38."""
+
+    def __init__(self, counter: Backend) -> None:
+        super().__init__(
+            lambda call: {"ids": [1], "answerable": True},
+            name=f"{counter.model_name} (not decoded)",
+        )
+        self._counter = counter
+
+    def count_tokens(self, text: str) -> int:
+        return self._counter.count_tokens(text)
+
+
 # ── command line ─────────────────────────────────────────────────────────────────────────
 
 
@@ -607,6 +626,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--context-tokens", type=int, help="budget for both (query.context_tokens)")
     p.add_argument(
         "--style", choices=("quote", "write"), help="answer style for both (query.answer_style)"
+    )
+    p.add_argument(
+        "--no-decode",
+        action="store_true",
+        help="quote style only: predict the answers without decoding (the model's tokenizer "
+        "counts; every call says 'answerable' and names fact 1). Skips the model's declines and "
+        "its tie-breaking picks; about a minute for the corpus set",
     )
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print the JSON report instead")
@@ -676,6 +702,10 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
             backend = make_backend(config, "query", cache_dir=None)  # prefix cache in memory
             backend.count_tokens("warm up")
             load_s = time.perf_counter() - start
+        if args.no_decode:
+            if (args.style or config.query.answer_style) != "quote":
+                raise UsageError("--no-decode predicts quoted answers", hint="Use --style quote.")
+            backend = NoDecodeBackend(backend)
         cap = args.max_answer_tokens or config.query.max_answer_tokens
         budget = args.context_tokens or config.query.context_tokens
         style: AnswerStyle = args.style or config.query.answer_style
@@ -712,6 +742,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
         "max_answer_tokens": cap,
         "answer_style": style,
         "temperature": config.generation.temperature,
+        "decoded": not args.no_decode,  # False: the model's declines and picks were skipped
         "model_load_s": round(load_s, 1),
         "wall_s": round(wall, 1),
         "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),

@@ -345,3 +345,16 @@ def test_a_compile_can_be_asked_at_another_batch_size(tmp_path: Path) -> None:
     bc.prepare_wiki(tmp_path / "w", corpus, ["a.md"], batch_size=16)
     assert load_config(tmp_path / "w" / "wikic.yaml").generation.batch_size == 16
     assert (tmp_path / "w" / "raw" / "a.md").read_text(encoding="utf-8") == DOC_A
+
+
+def test_a_code_only_compile_shows_what_code_finds_without_a_model(tmp_path: Path) -> None:
+    out = tmp_path / "o.json"
+    corpus = REPO / "scripts/data/corpus"
+    argv = ["--code-only", "--files", "llm-aliases.md", "--out", str(out), "--json"]
+    assert bc.main([*argv, "--keep", str(tmp_path / "w"), "--corpus", str(corpus)]) == 0
+    result = json.loads(out.read_text())
+    assert result["model"] == "none (--code-only)" and result["ingest"] == {}
+    assert any("--code-only" in s for s in result["skipped"])
+    (doc,) = result["documents"]
+    assert doc["topics_found"] and doc["topic_pages"]  # pages from structure and names alone
+    assert bc.main(["--code-only", "--wiki", str(tmp_path / "w"), "--out", str(out)]) == 2

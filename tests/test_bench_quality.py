@@ -313,3 +313,21 @@ def test_code_blocks_are_code_units_in_both_arms(tmp_path: Path) -> None:
     block = bq.wiki_block(tmp_path / "wiki", "sources/llm#^p2")
     assert block == "```bash\nllm aliases path\n```"
     assert bq._holds(block, "`llm aliases path`")
+
+
+def test_no_decode_predicts_quoted_answers_with_the_models_token_counts(tmp_path: Path) -> None:
+    """`--no-decode`: nothing reaches the model but its token counter; every call is answered
+    "answerable", naming fact 1, and the report says the run was not decoded."""
+    paths = sample_wiki(tmp_path / "repo")
+    _write(paths.raw / "paper.md", RAW_PAPER)
+    qa = _write(tmp_path / "qa.yaml", QA)
+    model = FakeBackend(lambda call: pytest.fail("the model decoded"), name="tiny")
+    out_file = tmp_path / "out.json"
+    argv = ["--wiki", str(paths.root), "--qa", str(qa), "--out", str(out_file), "--no-decode"]
+    assert bq.main(argv, backend=model) == 0
+    report = json.loads(out_file.read_text())
+    assert report["setup"]["decoded"] is False
+    assert report["setup"]["model"] == "tiny (not decoded)"
+    assert model.history == []
+    assert report["summary"]["wiki"]["answerable_correct"] >= 1  # quotes chosen by code
+    assert bq.main([*argv, "--style", "write"], backend=model) == 2  # a usage error
