@@ -63,6 +63,9 @@ MAX_CANDIDATES = 32
 MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 
+SUBJECT_WEIGHT = 1_000  # the subject the title names: first for the source's pages
+
+
 @dataclass(frozen=True)
 class Topic:
     name: str
@@ -85,9 +88,6 @@ class Topic:
         if not self.from_heading and is_common_term(self.name):
             return 0
         return len(self.facts) + (PRECISE_WEIGHT if self.precise else 0)
-
-
-SUBJECT_WEIGHT = 1_000
 
 
 @dataclass

@@ -171,12 +171,20 @@ def select(
     many = wanted if wanted and re.search(r"[^su]s$", wanted) else None  # "keys", not "file"
     lists = {u.id for u in units if many and _lists(u, many)}
 
-    def seen(u: Shown) -> list[str]:  # its page, label and what the answer would quote of it
-        quote = quote_text(u, question, count) if count else u.text
-        return [u.evidence.heading, u.evidence.section, quote]
-
-    words_of = {u.id: _words(" ".join(seen(u))) & asked for u in units}
-    terms_of = {u.id: {t.text for t in terms if holds_term(text_words(seen(u)), t)} for u in units}
+    # each unit's page, label and what the answer would quote of it (quoting cuts paragraphs
+    # and code with the tokenizer: once per unit)
+    seen = {
+        u.id: [
+            u.evidence.heading,
+            u.evidence.section,
+            quote_text(u, question, count) if count else u.text,
+        ]
+        for u in units
+    }
+    words_of = {u.id: _words(" ".join(seen[u.id])) & asked for u in units}
+    terms_of = {
+        u.id: {t.text for t in terms if holds_term(text_words(seen[u.id]), t)} for u in units
+    }
     df: dict[str, int] = {}
     for found in words_of.values():
         for w in found:

@@ -426,8 +426,9 @@ def _source_blocks(body: str) -> list[Passage]:
 
 
 def _code_blocks(lines: list[str]) -> list[tuple[str, str]]:
-    """(block id, its non-blank lines: the query shows the lines a question is about) of each fenced block followed, after blank lines, by a
-    `^pN` alone on its line (as `render_source_body` writes them, in list items too)."""
+    """(block id, its non-blank lines: the query shows the lines a question is about) of each
+    fenced block followed, after blank lines, by a `^pN` alone on its line (as
+    `render_source_body` writes them, in list items too)."""
     found: list[tuple[str, str]] = []
     i = 0
     while i < len(lines):

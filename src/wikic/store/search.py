@@ -318,10 +318,9 @@ def _released(own: str, cited: str | None) -> str:
     """A fact's section label (`own`: the page's subheading it is filed under, '' on a page
     without subheadings) or, when its cited paragraph's label (`cited`) puts that section under
     a release, that label: "0.4 (2023-06-17): Continue previous chat"."""
-    release, sep, heading = (cited or "").partition(": ")
-    if sep and names_release(release) and own in ("", heading):
-        return cited or own
-    return own
+    label = cited or ""
+    release, sep, heading = label.partition(": ")
+    return label if sep and names_release(release) and own in ("", heading) else own
 
 
 def run_following(
