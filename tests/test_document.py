@@ -425,6 +425,24 @@ def test_links_keep_text_and_web_links_stay_links() -> None:
     assert block.markdown == "Read [the guide](https://example.com/a_%28b%29) or setup."
 
 
+def test_myst_roles_read_as_their_text_or_as_code() -> None:
+    """A Sphinx/MyST role is text and inline code to markdown-it: a reference reads as its
+    text (or label) and no longer passes for a code name; other roles stay code."""
+    doc = parse(
+        "LLM has a new {ref}`plugins mechanism <installing-plugins>`, see {doc}`python-api`. "
+        "Call {py:func}`~llm.get_model` or set {envvar}`LLM_USER_PATH`.\n"
+    )
+    (block,) = doc.blocks
+    assert block.text == (
+        "LLM has a new plugins mechanism, see python-api. Call llm.get_model or set LLM_USER_PATH."
+    )
+    assert block.code_spans == ("llm.get_model", "LLM_USER_PATH")
+    assert "{ref}" not in block.markdown and "`llm.get_model`" in block.markdown
+    plain = parse("Braces {like} this and `code` stay as they are.\n").blocks[0]
+    assert plain.text == "Braces {like} this and code stay as they are."
+    assert plain.code_spans == ("code",)
+
+
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     doc = parse("1986\\. A fine year.\n\n\\- not an item\n")
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]

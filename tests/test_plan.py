@@ -82,3 +82,33 @@ def test_the_subject_the_title_names_keeps_its_page_under_a_full_cap(tmp_path) -
     )
     p = plan(tmp_path, topics, max_pages=1)
     assert [t.title for _, t in p.topics] == ["Target Tier Policy"]  # 2 facts, not 3: first
+
+
+def test_identifiers_are_one_page_only_when_exactly_alike(tmp_path) -> None:
+    topics = [
+        Topic("HTTPS_PROXY", "entity", (), ("s1", "s2"), precise=True),
+        Topic("HTTP_PROXY", "entity", (), ("s3",), precise=True),
+        Topic("Prefix caches", "concept", (), ("s5",)),
+        Topic("Prefix-caches", "concept", (), ("s6",)),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=5).topics]
+    assert titles == ["HTTPS_PROXY", "HTTP_PROXY", "Prefix caches"]
+
+
+def test_a_spare_topic_takes_only_a_place_a_merge_frees(tmp_path) -> None:
+    """Code finds a few topics beyond the page cap: one gets a page only where two topics of
+    the cap turned out to be one page, however many facts it has."""
+    capped = [
+        Topic("llama-bench", "entity", (), ("s1",), from_heading=True),
+        Topic("Llama bench", "entity", (), ("s2",)),
+        Topic("Threads", "concept", (), ("s3",)),
+    ]
+    spares = [
+        Topic("context size", "concept", (), ("s4", "s5", "s6"), spare=True),
+        Topic("KV cache", "concept", (), ("s7", "s8"), spare=True),
+    ]
+    p = plan(tmp_path, [*capped, *spares], max_pages=3)
+    assert [t.title for _, t in p.topics] == ["llama-bench", "Threads", "context size"]
+    assert p.dropped == ["KV cache"]
+    p = plan(tmp_path, [*capped[1:], *spares], max_pages=2)
+    assert [t.title for _, t in p.topics] == ["Llama bench", "Threads"]

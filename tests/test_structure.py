@@ -302,6 +302,8 @@ def test_the_title_names_its_subject() -> None:
         ("Non-locking", 2),  # a hyphenated word is not an identifier
         ("Tools/build/generate_global_objects.py", 2),  # a path
         ("KV cache", 3),  # a phrase
+        ("Homebrew", 2),  # a capitalised name
+        ("GPU", 3),  # an acronym: as often a common term as a name
     ],
 )
 def test_identifiers_need_one_sentence_phrases_more(name: str, needed: int) -> None:
@@ -530,6 +532,16 @@ def test_a_command_page_gets_the_code_blocks_that_run_it() -> None:
             False,
         ),
         ("Ollama accepts", ["Ollama accepts the flag."], False),  # a capitalised name: not judged
+        (
+            "provide documentation",
+            ["Tier 1 targets must provide documentation.", "They should provide documentation."],
+            True,
+        ),
+        (
+            "prefix caching",
+            ["Compared to prefix caching, it is slow.", "Prefix caching helps."],
+            False,
+        ),
     ],
 )
 def test_a_phrase_used_as_a_clause_names_no_page(name: str, texts: list[str], clause: bool) -> None:
@@ -989,3 +1001,74 @@ def test_a_quote_right_after_a_code_block_is_its_output_not_a_fact() -> None:
     texts = [s.text for s in fact_sentences(doc)]
     assert not any("gerbil" in t for t in texts)
     assert any("a quote after prose" in t for t in texts)
+
+
+def test_a_flag_written_with_its_value_names_the_flag() -> None:
+    from wikic.ingest.structure import code_terms
+
+    doc = parse_document(
+        "# Backends\n\n`rustc` loads a backend with the unstable "
+        "`-Zcodegen-backend=/path/to/dylib` flag.\n",
+        filename="b.md",
+    )
+    assert "-Zcodegen-backend" in code_terms(doc)
+    found = evidence_topics(code_terms(doc), fact_sentences(doc), set(), limit=5)
+    assert "-Zcodegen-backend" in dict(found)  # a flag: one sentence will do
+
+
+CHANGELOG = """\
+# Changelog
+
+## 0.6
+
+- LLM can now be installed directly from Homebrew core.
+- The new log format reduces memory usage for long prompts.
+- Subword tokenization is especially useful for languages like Turkish.
+
+## 0.4
+
+- LLM can now be installed using Homebrew on macOS.
+- Transformers support three subword tokenization algorithms today.
+- The `llm logs` command reports memory usage on exit.
+- Plugins must provide documentation for their models.
+- Plugins should provide documentation for their options too.
+- Every plugin will provide documentation in its README.
+"""
+
+
+def test_a_capitalised_name_or_a_subject_needs_one_sentence_less_than_a_phrase() -> None:
+    """Named twice: `Homebrew` (a capitalised word) and "subword tokenization" (one sentence
+    says something of it) are pages; "memory usage", only mentioned, is not; "provide
+    documentation", named thrice but always after a modal, is a verb and its object."""
+    assert min_evidence("Homebrew") == 2 and min_evidence("Python's") == 3
+    doc = parse_document(CHANGELOG, filename="changelog.md")
+    sentences = fact_sentences(doc)
+    names = ["Homebrew", "subword tokenization", "memory usage", "provide documentation"]
+    found = dict(evidence_topics(names, sentences, set(), limit=10))
+    assert set(found) == {"Homebrew", "subword tokenization"}
+
+
+def test_many_code_names_leave_room_for_the_names_of_the_prose() -> None:
+    """A changelog writes dozens of options as code, each once: the topic names shown to the
+    model (and found by code) still hold a name its prose repeats."""
+    from wikic.config import IngestConfig
+    from wikic.ingest.extract import MAX_CANDIDATES, prepare_extraction
+    from wikic.llm.fake import FakeBackend
+    from wikic.vault.sources import Source
+
+    first = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    second = ["golf", "hotel", "india", "juliet", "kilo", "lima", "mike"]
+    options = " ".join(f"Fixed a bug in the `--{a}-{b}` setting." for a in first for b in second)
+    text = (
+        f"# Changelog\n\n## 0.6\n\n{options}\n\n## 0.5\n\n"
+        "- LLM can now be installed directly from Homebrew core.\n"
+        "- LLM can now be installed using Homebrew on macOS.\n"
+    )
+    job = prepare_extraction(
+        FakeBackend(),
+        Source("raw/changes.md", text, "sha256:0", "article"),
+        agents_md="",
+        config=IngestConfig(),
+        max_context_tokens=4096,
+    )
+    assert len(job.names) == MAX_CANDIDATES and "Homebrew" in job.names

@@ -60,9 +60,11 @@ from wikic.vault.sources import Source
 
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
 MAX_CANDIDATES = 32
+MAX_CODE_TERMS = 16
 MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 
+SPARE_TOPICS = 3  # found beyond the page cap: they fill the places of topics the plan merges
 SUBJECT_WEIGHT = 1_000  # the subject the title names: first for the source's pages
 
 
@@ -76,6 +78,7 @@ class Topic:
     from_heading: bool = False  # a section heading of the source names it
     precise: bool = False  # a flag, identifier or command (`structure.is_precise`)
     subject: bool = False  # what the document's title names (`structure.title_topic`)
+    spare: bool = False  # beyond the page cap: a page only in a place the plan frees
 
     @property
     def weight(self) -> int:
@@ -353,7 +356,7 @@ def _code_topics(
         [*names, *(t for t in (*defined, *kinds, *subjects) if t not in names)],
         sentences,
         taken,
-        limit=max(0, max_pages - len(structural)),
+        limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
         names_taken=taken_names,
         aliases=flags,
         known=known,
@@ -371,8 +374,9 @@ def _code_topics(
                 flags.get(n, ()),
                 ids,
                 precise=is_precise(n, known),
+                spare=i >= max_pages - len(structural),
             )
-            for n, ids in found
+            for i, (n, ids) in enumerate(found)
         ),
     ]
 
@@ -421,14 +425,16 @@ def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str
     commands the document runs, code names, defined terms, then the names and recurring phrases
     code finds in the sentences."""
     subject = subject_name(doc)
+    coded = code_terms(doc)
     found = [
         *(subject[:1] if subject else ()),
         *headings,
         *command_names(doc)[:MAX_COMMANDS],
-        *code_terms(doc),
+        *coded[:MAX_CODE_TERMS],
         *defined_terms(doc),
         *defined_subjects(sentences),
         *topic_candidates(sentences, title=doc.title, limit=40),
+        *coded[MAX_CODE_TERMS:],
     ]
     seen: set[str] = set()
     unique = []
@@ -551,4 +557,5 @@ def _merge_two(old: Topic, new: Topic) -> Topic:
         old.from_heading or new.from_heading,
         old.precise or new.precise,
         old.subject or new.subject,
+        old.spare and new.spare,
     )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.structure import is_code_like
 from wikic.vault.names import name_key, numbers_differ
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
@@ -58,7 +59,10 @@ class Resolver:
         for key in keys:
             if key in self._by_key:
                 return self._by_key[key]
-        for key in keys:
+        # an identifier is exact or another one: `HTTP_PROXY` is not `HTTPS_PROXY`
+        for key in (name_key(n) for n in names if not is_code_like(n)):
+            if not key:
+                continue
             close = difflib.get_close_matches(key, list(self._by_key), n=3, cutoff=CLOSE_MATCH)
             for match in close:  # "Tier 2 target" is not "Tier 3 target" however alike
                 if not numbers_differ(key, match):
@@ -103,7 +107,7 @@ def plan_batch(
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
-        ranked = sorted(enumerate(ex.topics), key=lambda it: (-it[1].weight, it[0]))
+        ranked = sorted(enumerate(ex.topics), key=lambda it: (it[1].spare, -it[1].weight, it[0]))
         seen: set[str] = set()
         for _, topic in ranked:
             if not topic.facts or len(plan.topics) >= max_pages:

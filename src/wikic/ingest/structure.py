@@ -81,7 +81,7 @@ _CODE_TERM_RE = re.compile(r"[A-Za-z_.-][\w.\-/:=]{2,39}|[a-z][\w-]*(?: [a-z-][\
 # a path's placeholder part and what follows it: `/{OID-PATH}`, `/<name>/config`
 _PLACEHOLDER_RE = re.compile(r"(?<=\w)/(?:\{[^{}]*\}|<[^<>]*>).*$")
 _FLAG_ARG_RE = re.compile(
-    r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+(?:,\d+)*))$"
+    r"^(--?[A-Za-z][\w-]*)(?:[ =](?:[A-Z][A-Z_]*|<[^<>]+>|\[[^\]]+\]|\d+(?:,\d+)*)|=\S+)$"
 )
 # `-ngl N` (or `--n-gpu-layers N`): the document gives a flag's two forms
 _FLAG_PAIR_RE = re.compile(r"(?<![\w-])(-[A-Za-z][\w]*)\b[^()]{0,12}\(or (--[A-Za-z][\w-]+)")
@@ -585,12 +585,18 @@ def is_subject(name: str) -> bool:
 # a verb's object starts after it; an -ing clause starts after one of these
 _OBJECT_START = frozenset({"a", "an", "the", "its", "their", "this", "these", "that", "your"})
 _CLAUSE_START = frozenset({"when", "while", "before", "after", "by", "if", "without"})
+# a phrase right after a modal opens with a verb: "must provide documentation" (the phrases of
+# a policy's rules, not its subjects; not "to", also a preposition: "compared to prefix caching")
+_VERB_BEFORE = frozenset({
+    "must", "should", "shall", "may", "might", "can", "could", "will", "would", "cannot",
+})  # fmt: skip
 
 
 def reads_as_clause(name: str, texts: Sequence[str]) -> bool:
     """Whether the source uses a lower-case phrase mostly inside a clause, not as a name: a
     subject and its verb before an object ("llama accepts the `-ngl N` flag") or an -ing
-    clause ("When running llama, …"). Such a phrase names no page."""
+    clause ("When running llama, …"), or a verb and its object after a modal ("targets must
+    provide documentation"). Such a phrase names no page."""
     if " " not in name or not name.islower():
         return False
     gerund = name.split()[0].endswith("ing")
@@ -600,7 +606,11 @@ def reads_as_clause(name: str, texts: Sequence[str]) -> bool:
         for m in pattern.finditer(text):
             uses += 1
             before, after = (m.group(1) or "").casefold(), (m.group(2) or "").casefold()
-            clauses += after in _OBJECT_START or (gerund and before in _CLAUSE_START)
+            clauses += (
+                after in _OBJECT_START
+                or (gerund and before in _CLAUSE_START)
+                or before in _VERB_BEFORE
+            )
     return uses > 0 and 2 * clauses > uses
 
 
@@ -649,7 +659,12 @@ def evidence_topics(
             continue  # "KV" of "KV cache", "Self-Profile Working" of "… Working Group"
         if name not in known and any(part_of(name, other) for other in names_taken):
             continue  # but the program `llm` of a section's `llm keys` is a page of its own
-        if len(ids) >= min_evidence(name, known, coded):
+        need = min_evidence(name, known, coded)
+        if need > 1 and " " in name and any(said_of(f, s.text) for s in naming for f in forms):
+            # "Subword tokenization is especially useful …": said of it, not in passing (one
+            # word so placed is any sentence's subject: "Properties are shown …")
+            need -= 1
+        if len(ids) >= need:
             found.append((name, ids[:FACTS_PER_SECTION_TOPIC]))
             found_names.append(name)
             taken.add(key)
@@ -672,6 +687,16 @@ def evidence_topics(
 
 # "`-r`, `-o` and `-v`", "`a`, `b`, `c`": code names listed, none of them the subject
 _LISTED_RE = re.compile(r"`[^`]+`(?:\s*,\s*`[^`]+`)+,?\s*(?:(?:and|or)\s+`[^`]+`)?")
+
+
+_SAID_OF_VERBS = "is|are|was|were|has|have|can|cannot|will|does|do|makes|means|keeps"
+
+
+def said_of(name: str, text: str) -> bool:
+    """Whether `text` says something of `name` as its subject: the name (or its plural) right
+    before a verb ("Subword tokenization is …", "… so unknown tokens are rare")."""
+    pattern = rf"(?<![\w-]){re.escape(name)}(?:s|es)?\s+(?:{_SAID_OF_VERBS})\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def only_listed(forms: Sequence[str], text: str) -> bool:
@@ -749,7 +774,10 @@ def min_evidence(name: str, known: Sequence[str] = (), coded: Collection[str] = 
     repository) need one less than a phrase."""
     if is_precise(name, known):
         return 1
-    return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded else MIN_EVIDENCE
+    # one capitalised word: a product or project (`Homebrew`, `Zulip`), but not a plural, which
+    # is more often a label ("the Properties window")
+    named = re.fullmatch(r"[A-Z][a-z]+[A-Za-z]*(?<!s)", name) is not None
+    return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded or named else MIN_EVIDENCE
 
 
 # a flag, a snake_case or SCREAMING_CASE name, camelCase, a file name with an extension

@@ -38,6 +38,14 @@ _ESCAPE_RE = re.compile(r"[\\`*_\[\]#$^|~]|%%|==|<|>|&(?=#?\w+;)")
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _LINE_START_RE = re.compile(r"^(?:([-+])|(\d+)([.)]))(?=\s|$)")
 _LINK_SCHEMES = ("http://", "https://", "mailto:")
+# A MyST/Sphinx role (`{ref}`text <target>``) is text followed by inline code: a reference
+# reads as its text (or its label), any other role (`{func}`, `{envvar}`) as code.
+_ROLE_RE = re.compile(r"\{([a-z][\w:+-]*)\}$")
+_TEXT_ROLES = frozenset({
+    "ref", "doc", "numref", "term", "any", "download", "abbr", "guilabel", "menuselection",
+    "cite", "eq",
+})  # fmt: skip
+_ROLE_TARGET_RE = re.compile(r"\s*<[^<>]*>$")
 
 
 def escape(text: str) -> str:
@@ -90,7 +98,14 @@ class _Renderer:
         self.parts.append(markdown)
 
     def walk(self, nodes: list[SyntaxTreeNode]) -> None:
-        for node in nodes:
+        for i, node in enumerate(nodes):
+            after = nodes[i + 1] if i + 1 < len(nodes) else None
+            role = _ROLE_RE.search(node.content) if node.type == "text" else None
+            if role and after is not None and after.type == "code_inline":
+                before = node.content[: role.start()]
+                self.add_text(before, escape(_SPACE_RE.sub(" ", before)))
+                after.meta["role"] = role.group(1)
+                continue
             self.node(node)
 
     def node(self, node: SyntaxTreeNode) -> None:
@@ -99,6 +114,8 @@ class _Renderer:
             self.add_text(node.content, escape(_SPACE_RE.sub(" ", node.content)))
         elif kind in ("softbreak", "hardbreak"):
             self.add_text(" ", " ")
+        elif kind == "code_inline" and "role" in node.meta:
+            self.role(node.meta["role"], node.content)
         elif kind == "code_inline":
             self.code(node.content)
         elif kind == "html_inline":
@@ -122,6 +139,15 @@ class _Renderer:
         markdown = code_span(content)
         # A table cell ends at any unescaped pipe, even one inside a code span.
         self.parts.append(markdown.replace("|", "\\|") if self.table_cell else markdown)
+
+    def role(self, name: str, content: str) -> None:
+        """`{ref}`plugins mechanism <installing-plugins>`` reads "plugins mechanism";
+        `{func}`~llm.get_model`` is the code `llm.get_model`."""
+        shown = _ROLE_TARGET_RE.sub("", content).strip() or content.strip(" <>")
+        if name.rpartition(":")[2] in _TEXT_ROLES:
+            self.add_text(shown, escape(shown))
+        else:
+            self.code(shown.lstrip("~!"))
 
     def link(self, node: SyntaxTreeNode) -> None:
         href = str(node.attrs.get("href", ""))
