@@ -339,3 +339,29 @@ def test_ragged_step_logits_match_the_full_model_call(arch: str) -> None:
     for row, cache in enumerate(alone):
         own = model(mx.array([[3, 4, 8][row]])[None], cache=cache)[0, -1]
         assert mx.allclose(nxt[row], own, atol=1e-4).item()
+
+
+def test_rows_with_the_largest_budgets_join_first_and_results_keep_their_order(
+    chat_tokenizer: Any,
+) -> None:
+    """The longest reply (an ingest's source summary, queued last) starts first instead of
+    finishing alone in a batch of one; each request still gets its own reply."""
+    requests = [
+        Request([user("Short one.")], max_tokens=4),
+        Request([user("Middle one.")], max_tokens=9),
+        Request([user("The summary, queued last.")], max_tokens=30),
+    ]
+    expected = _sequential(_backend("qwen2", chat_tokenizer), requests)
+    backend = _backend("qwen2", chat_tokenizer, batch_size=2)
+    joined: list[int] = []
+    prefill = backend._prefix_cache.prefill
+
+    def recording(model: Any, segments: Any) -> Any:
+        joined.append(sum(len(s) for s in segments))
+        return prefill(model, segments)
+
+    backend._prefix_cache.prefill = recording
+    got = backend.generate_batch(requests)
+    lengths = [sum(len(t) for t in backend._framed(r.segments)) for r in requests]
+    assert joined == [lengths[2], lengths[1], lengths[0]]
+    assert [g.text for g in got] == [g.text for g in expected]

@@ -238,3 +238,71 @@ def test_an_overview_that_is_a_table_row_gives_way_to_prose_from_a_later_source(
     kept = _PageJob(replace(page, props={"summary": "Threads run the model."}), fresh)
     kept.fresh, kept.old_facts = fresh, old
     assert _page_result(kept, None, target, SourceWrite())[0] is None  # prose stays
+
+
+UNRELATED = {
+    "alpha.md": (
+        "# Alpha tool\n\nThe Alpha tool compresses logs before they are shipped. Alpha tool "
+        "archives keep the original order of the lines. The Alpha tool runs on every host.\n"
+    ),
+    "beta.md": (
+        "# Beta service\n\nThe Beta service answers health checks for the cluster. Beta "
+        "service replies carry the version of the node. The Beta service restarts itself.\n"
+    ),
+}
+
+
+def _unrelated_wiki(root: Path, names: list[str]):
+    paths = make_wiki(root)
+    for name in names:
+        (paths.raw / name).write_text(UNRELATED[name])
+    return paths
+
+
+def test_sources_that_write_no_page_in_common_share_one_write_batch(tmp_path: Path) -> None:
+    """The page writes of sources with no page in common go in one batch, and each source is
+    still its own commit with the pages it gets when ingested alone."""
+    from tests.helpers.ingest_fakes import IngestScript
+
+    together = _unrelated_wiki(tmp_path / "together", ["alpha.md", "beta.md"])
+    backend = IngestScript().backend()
+    report = run(together, backend, all_new=True)
+    assert [o.status for o in report.outcomes] == ["ingested", "ingested"]
+    assert len(backend.batches) == 2  # every window, then every page write of both sources
+    assert len({o.commit for o in report.outcomes}) == 2
+    apart = _unrelated_wiki(tmp_path / "apart", [])
+    for name in ("alpha.md", "beta.md"):
+        (apart.raw / name).write_text(UNRELATED[name])
+        assert run(apart, IngestScript().backend(), all_new=True).outcomes[0].status == "ingested"
+
+    def pages(paths) -> dict[str, str]:
+        vault = Vault.load(paths.wiki)
+        return {p.path: p.body for p in vault if p.type in ("source", "entity", "concept")}
+
+    assert pages(together) == pages(apart) and len(pages(together)) >= 4
+
+
+def test_a_write_batch_that_fails_is_asked_again_per_source(tmp_path: Path) -> None:
+    """When the shared write batch fails, each source is asked alone: the one whose call fails
+    fails without pages, the other is committed."""
+    from tests.helpers.ingest_fakes import IngestScript
+    from wikic.errors import BackendError
+
+    paths = _unrelated_wiki(tmp_path / "w", ["alpha.md", "beta.md"])
+    script = IngestScript()
+
+    def respond(call):
+        writes = call.schema is not None and call.schema.__name__ != "Extraction"
+        if writes and "Beta" in call.prompt:
+            raise BackendError("the server went away")
+        return script.respond(call)
+
+    from wikic.llm.fake import FakeBackend
+
+    backend = FakeBackend(respond)
+    report = run(paths, backend, all_new=True)
+    assert [o.status for o in report.outcomes] == ["ingested", "failed"]
+    assert "went away" in (report.outcomes[1].error or "")
+    assert len(backend.batches) == 4  # extraction, the shared write batch, then one per source
+    stems = {p.stem for p in Vault.load(paths.wiki)}
+    assert "alpha" in stems and "beta" not in stems

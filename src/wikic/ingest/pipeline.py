@@ -1,7 +1,8 @@
-"""`wikic ingest`: collect → extract (all sources of the batch) → plan → write + commit per source.
+"""`wikic ingest`: collect → extract (all sources of the batch) → plan → write → commit per source.
 
 Extracting the whole batch before writing lets topics shared by several sources land on one
-page. Each source is committed on its own, so a failure leaves earlier sources committed and the
+page. The page writes of sources that write no page in common share one batch too (`_write_all`).
+Each source is committed on its own, so a failure leaves earlier sources committed and the
 failing one untouched; the batch goes on. An unchanged source is a no-op unless forced.
 """
 
@@ -23,8 +24,15 @@ from wikic.ingest.extract import (
     prepare_extraction,
 )
 from wikic.ingest.plan import SourcePlan, plan_batch
-from wikic.ingest.write import SourceWrite, write_source
-from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
+from wikic.ingest.write import SourceWrite, WriteJob, finish_write, prepare_write
+from wikic.llm.backend import (
+    EMPTY_STATS,
+    Backend,
+    Generation,
+    GenerationStats,
+    Request,
+    generate_batch,
+)
 from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
 from wikic.status import source_pages_by_raw, source_states
@@ -195,6 +203,7 @@ def _run(
             # makes pages from what recurs across episodes
             plan.dropped += [f"{t.name} (episode)" for t, _ in plan.topics]
             plan.topics = []
+    pending: list[_Pending] = []
     for i, ((outcome, _), plan) in enumerate(zip(extracted, plans, strict=True), 1):
         outcome.source_page = plan.source_page
         if writer is None:
@@ -202,12 +211,9 @@ def _run(
             outcome.created = [t.path for _, t in plan.topics if not t.exists]
             outcome.updated = [t.path for _, t in plan.topics if t.exists]
             continue
-        try:
-            _write_and_commit(
-                paths, writer, plan, outcome, write_backend, agents_md, emit, i, len(plans), today
-            )
-        except WikicError as exc:
-            _fail(outcome, exc, emit, i, len(plans))
+        pending.append(_Pending(i, outcome, plan))
+    if writer is not None:
+        _write_all(paths, writer, pending, write_backend, agents_md, emit, len(plans), today)
     return IngestReport(outcomes, dry_run=writer is None)
 
 
@@ -291,33 +297,122 @@ def _modified(paths: WikiPaths, source: Source) -> dt.date | None:
         return None
 
 
-def _write_and_commit(
+@dataclass
+class _Pending:
+    index: int  # 1-based position in the batch
+    outcome: SourceOutcome
+    plan: SourcePlan
+
+
+def _write_all(
     paths: WikiPaths,
     writer: Writer,
-    plan: SourcePlan,
-    outcome: SourceOutcome,
+    pending: list[_Pending],
     write_backend: Callable[[], Backend],
     agents_md: str,
     emit: ProgressFn,
-    i: int,
     n: int,
     today: dt.date,
 ) -> None:
-    rel = outcome.raw
-    vault = Vault.load(paths.wiki)  # fresh: earlier sources of this batch are committed now
+    """Write and commit the planned sources, one commit each. The model calls of all sources
+    that write no page in common go in one batch (a round); a source that writes a page an
+    earlier one also writes waits for the next round, which reads the vault as that one's
+    commit left it (so sources that share a page are committed in their order). If the round's
+    batch fails, its sources are asked one by one, so a bad source fails alone."""
+    cfg = paths.config.ingest
+    while pending:
+        vault = Vault.load(paths.wiki)  # fresh: the earlier rounds are committed now
+        round_: list[tuple[_Pending, WriteJob]] = []
+        later: list[_Pending] = []
+        claimed: set[str] = set()
+        for item in pending:
+            try:
+                job = prepare_write(
+                    item.plan,
+                    vault,
+                    agents_md=agents_md,
+                    today=today,
+                    summary_chars=cfg.summary_max_chars,
+                )
+            except WikicError as exc:
+                _fail(item.outcome, exc, emit, item.index, n)
+                continue
+            if job.paths & claimed:
+                later.append(item)  # after the earlier source that writes one of its pages
+            else:
+                round_.append((item, job))
+            claimed |= job.paths
+        replies = _round_replies(write_backend, round_, emit, n)
+        for (item, job), answer in zip(round_, replies, strict=True):
+            if isinstance(answer, WikicError):
+                _fail(item.outcome, answer, emit, item.index, n)
+                continue
+            try:
+                _commit(paths, writer, item, finish_write(job, answer), emit, n, today)
+            except WikicError as exc:
+                _fail(item.outcome, exc, emit, item.index, n)
+        pending = later
+
+
+def _round_replies(
+    write_backend: Callable[[], Backend],
+    round_: list[tuple[_Pending, WriteJob]],
+    emit: ProgressFn,
+    n: int,
+) -> list[list[Generation] | WikicError]:
+    """Each job's replies, from one batch; if that fails, from one batch per job (a failure
+    then belongs to its source alone)."""
+    rows = sum(len(job.requests) for _, job in round_)
+    for item, job in round_:
+        emit(
+            ProgressEvent(
+                item.outcome.raw,
+                item.index,
+                n,
+                "write",
+                f"{len(job.requests)} model call(s), {rows} in one batch of {len(round_)} source(s)",
+            )
+        )
     start = time.perf_counter()
-    written = write_source(
-        write_backend(),
-        plan,
-        vault,
-        agents_md=agents_md,
-        today=today,
-        summary_chars=paths.config.ingest.summary_max_chars,
-        on_page=lambda k, m, title: emit(
-            ProgressEvent(rel, i, n, "write", f"page {k}/{m}: {title}")
-        ),
-    )
-    outcome.seconds["write"] = round(time.perf_counter() - start, 3)
+    try:
+        replies = _split(
+            _generate(write_backend, [r for _, j in round_ for r in j.requests]), round_
+        )
+    except WikicError:
+        replies = []
+        for _, job in round_:
+            try:
+                replies.append(_generate(write_backend, job.requests))
+            except WikicError as exc:
+                replies.append(exc)
+    seconds = round(time.perf_counter() - start, 3)
+    for item, _ in round_:
+        item.outcome.seconds["write"] = seconds  # the shared batch's wall time
+    return replies
+
+
+def _generate(write_backend: Callable[[], Backend], requests: list[Request]) -> list[Generation]:
+    return generate_batch(write_backend(), requests) if requests else []
+
+
+def _split(
+    replies: list[Generation], round_: list[tuple[_Pending, WriteJob]]
+) -> list[list[Generation] | WikicError]:
+    answers = iter(replies)
+    return [[next(answers) for _ in job.requests] for _, job in round_]
+
+
+def _commit(
+    paths: WikiPaths,
+    writer: Writer,
+    item: _Pending,
+    written: SourceWrite,
+    emit: ProgressFn,
+    n: int,
+    today: dt.date,
+) -> None:
+    outcome, plan, i = item.outcome, item.plan, item.index
+    rel = outcome.raw
     outcome.stats["write"] = written.stats
     emit(ProgressEvent(rel, i, n, "commit"))
     op = _operation_plan(paths, plan, written)

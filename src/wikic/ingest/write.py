@@ -1,16 +1,18 @@
 """Writing one source into the wiki: the LLM writes summaries and judges contradictions; code
 decides everything else (which facts, where, links, citations, retractions).
 
-All model calls of a source go in one batch: one per page (its facts, not the source: short
-contexts decode faster on CPU, see `prompts`) and one for the source page's summary (from the
-document's title, outline and opening). Nothing is written here: the result is the pages to commit.
+A source's model calls are one per page (its facts, not the source: short contexts decode
+faster on CPU, see `prompts`) and one for the source page's summary (from the document's title,
+outline and opening). `prepare_write` builds them, `finish_write` reads the replies, so the calls
+of several sources can share one batch. Nothing is written here: the result is the pages to
+commit.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest import grounding, prompts
@@ -123,22 +125,39 @@ def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None
     return f"{fence}{block.lang}\n{code}\n{fence}\n{citation(source_page, block_id)}"
 
 
-def write_source(
-    backend: Backend,
-    plan: SourcePlan,
-    vault: Vault,
-    *,
-    agents_md: str,
-    today: dt.date,
-    summary_chars: int = 600,
-    on_page: Callable[[int, int, str], None] | None = None,
-) -> SourceWrite:
+@dataclass
+class WriteJob:
+    """One source's writing prepared against a vault: its retractions done, its model requests
+    (a page's overview, the source page's summary) built, nothing asked yet. Jobs of sources
+    that write no page in common can share one batch (`ingest.pipeline`)."""
+
+    plan: SourcePlan
+    vault: Vault
+    out: SourceWrite
+    pages: list[_PageJob]
+    summary_request: Request | None
+    summary_chars: int
+    today: dt.date
+    sections: SourceSections
+
+    @property
+    def requests(self) -> list[Request]:
+        pages = [j.request for j in self.pages if j.request is not None]
+        return pages + ([self.summary_request] if self.summary_request is not None else [])
+
+    @property
+    def paths(self) -> set[str]:
+        """Every page this source writes: its topic pages, its source page, retractions."""
+        return {t.path for _, t in self.plan.topics} | {self.plan.source_page} | set(self.out.pages)
+
+
+def prepare_write(
+    plan: SourcePlan, vault: Vault, *, agents_md: str, today: dt.date, summary_chars: int = 600
+) -> WriteJob:
     ex = plan.extraction
     out = SourceWrite()
     _retract_changed(plan, vault, out)
-
     head: list[Segment] = [prompts.schema_segment(agents_md)]
-    links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
     sections = SourceSections(lambda path: out.pages.get(path) or vault.pages.get(path))
     sections.add_document(plan.source_page, ex.document)
     jobs = []
@@ -154,16 +173,19 @@ def write_source(
             for s in (ex.sentences[sid] for sid in topic.facts)
         ]
         jobs.append(_page_job(head, plan, target, existing, new_facts))
-    if on_page and jobs:
-        on_page(1, len(jobs), f"{len(jobs)} pages in one batch")
-    requests = [j.request for j in jobs if j.request is not None]
     summary_request = _source_summary_request(head, ex, summary_chars)
-    if summary_request is not None:
-        requests.append(summary_request)
-    replies = iter(generate_batch(backend, requests) if requests else [])
-    for (topic, target), job in zip(plan.topics, jobs, strict=True):
-        existing, new_facts = job.existing, job.new_facts
-        summary, pairs = _page_result(job, next(replies) if job.request else None, target, out)
+    return WriteJob(plan, vault, out, jobs, summary_request, summary_chars, today, sections)
+
+
+def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
+    """The pages of `job` from the model's `replies` to `job.requests`, in their order."""
+    plan, vault, out = job.plan, job.vault, job.out
+    ex = plan.extraction
+    links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
+    answers = iter(replies)
+    for (topic, target), page in zip(plan.topics, job.pages, strict=True):
+        existing, new_facts = page.existing, page.new_facts
+        summary, pairs = _page_result(page, next(answers) if page.request else None, target, out)
         edit = TopicEdit(
             path=target.path,
             title=target.title,
@@ -178,26 +200,40 @@ def write_source(
             usage=tuple(
                 e for e in (usage_example(ex, plan.source_page, b) for b in topic.usage) if e
             ),
-            section_of=sections.of,
+            section_of=job.sections.of,
         )
-        out.pages[target.path] = apply_topic_edit(existing, edit, today)
+        out.pages[target.path] = apply_topic_edit(existing, edit, job.today)
         (out.updated if existing else out.created).append(target.path)
 
-    if summary_request is not None:
-        summary_reply = next(replies)
+    if job.summary_request is not None:
+        summary_reply = next(answers)
         out.stats = out.stats + summary_reply.stats
-        ex = replace(ex, summary=_source_summary(ex, summary_reply, summary_chars))
-    key_facts = _key_facts(plan)
+        ex = replace(ex, summary=_source_summary(ex, summary_reply, job.summary_chars))
     out.pages[plan.source_page] = render_source_page(
         ex,
         plan.source_page,
         list(links.values()),
-        key_facts,
-        today,
+        _key_facts(plan),
+        job.today,
         vault.pages.get(plan.source_page),
         _section_links(plan, links),
     )
     return out
+
+
+def write_source(
+    backend: Backend,
+    plan: SourcePlan,
+    vault: Vault,
+    *,
+    agents_md: str,
+    today: dt.date,
+    summary_chars: int = 600,
+) -> SourceWrite:
+    """One source's pages, its model calls in one batch."""
+    job = prepare_write(plan, vault, agents_md=agents_md, today=today, summary_chars=summary_chars)
+    requests = job.requests
+    return finish_write(job, generate_batch(backend, requests) if requests else [])
 
 
 def _source_summary_request(

@@ -118,7 +118,10 @@ class Lockstep:
     forced_steps: bool = True  # each row feeds its whole forced run in one step (else 1 a step)
 
     def run(self, plans: Sequence[RowPlan]) -> tuple[list[RowResult], BatchStats]:
-        queue = deque(enumerate(plans))
+        """Decode every plan; results come back in the plans' order. Rows with the largest
+        token budgets join first: the longest reply (an ingest's source summary, queued after
+        its pages) no longer starts last and finishes alone in a batch of one."""
+        queue = deque(sorted(enumerate(plans), key=lambda item: -item[1].max_tokens))
         results: dict[int, RowResult] = {}
         active: list[tuple[int, _Row]] = []
         cache: list[Any] | None = None
