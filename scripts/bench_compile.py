@@ -559,6 +559,15 @@ def ingest_rates(
     ingest["prefill_ratio"] = (
         _round(_ratio(prefill, tokens), 3) if prefill is not None and tokens else None
     )
+    # issue 11's measure: the source's windows are prefilled once (the extraction stage, with
+    # each sentence's id and the topic names), and a page write's prefill is its task (its
+    # facts: no call of that stage carries the source)
+    stages = ingest.get("stages") or {}
+    windows = (stages.get("extract") or {}).get("prefill_tokens")
+    ingest["window_prefill_ratio"] = (
+        _round(_ratio(windows, tokens), 3) if windows is not None and tokens else None
+    )
+    ingest["task_prefill_tokens"] = (stages.get("write") or {}).get("prefill_tokens")
     decode = stats.get("decode_s")
     ingest["decode_tok_s"] = (
         _round(_ratio(stats.get("generated_tokens", 0), decode), 2) if decode else None
@@ -703,6 +712,11 @@ def render_markdown(result: dict[str, Any]) -> str:
         ("ingest wall s (process, model load included)", _num(ingest.get("wall_s"))),
         ("seconds per 1,000 words", _num(ingest.get("s_per_1k_words"))),
         ("prefilled tokens / source tokens", _num(ingest.get("prefill_ratio"), "{:.2f}")),
+        (
+            "of which extraction windows / source tokens",
+            _num(ingest.get("window_prefill_ratio"), "{:.2f}"),
+        ),
+        ("page-write task tokens prefilled", _num(ingest.get("task_prefill_tokens"), "{:,.0f}")),
         ("decode tok/s", _num(ingest.get("decode_tok_s"))),
     ]
     qa = result.get("qa")

@@ -308,15 +308,18 @@ def test_ingest_rates_from_the_ingest_report(
     ingest: dict[str, Any] = {
         "wall_s": 4.8,
         "stats": {"prefill_tokens": 70, "generated_tokens": 20, "decode_s": 4.0},
+        "stages": {"extract": {"prefill_tokens": 35}, "write": {"prefill_tokens": 35}},
     }
     assert bc.ingest_rates(ingest, [doc], Config(), None, [DOC_A]) == []
     assert ingest["s_per_1k_words"] == 200.0 and ingest["source_s_per_1k_words"] == 100.0
     assert (ingest["prefill_ratio"], ingest["decode_tok_s"]) == (2.0, 5.0)
+    assert (ingest["window_prefill_ratio"], ingest["task_prefill_tokens"]) == (1.0, 35)
     monkeypatch.setattr(bc, "source_tokens", lambda config, model, texts: (None, "no tokenizer"))
     bare: dict[str, Any] = {"wall_s": 1.0, "stats": {}}
     skipped = bc.ingest_rates(bare, [doc], Config(), None, [DOC_A])
     assert skipped == ["no tokenizer", "decode tok/s: the ingest JSON reports no decode time"]
     assert bare["prefill_ratio"] is None and bare["decode_tok_s"] is None
+    assert bare["window_prefill_ratio"] is None and bare["task_prefill_tokens"] is None
 
 
 def test_stage_stats_sum_each_stage_over_the_sources() -> None:
