@@ -848,6 +848,31 @@ def test_a_quoted_fact_brings_the_next_one_that_goes_on_about_it(wiki) -> None:
     )
 
 
+def test_a_quoted_fact_about_something_else_brings_the_next_one_about_the_asked_name(
+    wiki,
+) -> None:
+    """The fact that shares most words with the question states the problem; the one after it,
+    whose subject the question asks about, is the answer, and is quoted after it."""
+    commit_pages(
+        wiki,
+        {
+            "wiki/entities/sentencepiece.md": "---\ntype: entity\ntitle: SentencePiece\n---\n\n"
+            "# SentencePiece\n\n## Facts\n\n"
+            "- Standard BPE assumes whitespace separates words, which fails for languages that "
+            "do not use spaces. [[sources/tok#^p1]] ^f-bb0001\n"
+            "- SentencePiece treats the input as a raw character stream with the space in its "
+            "vocabulary. [[sources/tok#^p1]] ^f-bb0002\n"
+            "- BPE merges the most frequent pair first. [[sources/tok#^p2]] ^f-bb0003\n"
+        },
+        "sentencepiece",
+    )
+    backend = FakeBackend(citing("Standard BPE assumes whitespace", "Standard BPE"))
+    question = "How does SentencePiece handle languages that do not separate words with spaces?"
+    result = answer_question(wiki, question, backend=backend)
+    assert "raw character stream" in result.answer
+    assert "most frequent pair" not in result.answer
+
+
 def test_a_lead_in_brings_its_list_items_though_search_missed_them(wiki) -> None:
     """Source-page list items and tables are blocks of their own (one id each); a lead-in
     ("The required keys are:") found by search brings the items after it, which are quoted

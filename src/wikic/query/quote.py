@@ -216,7 +216,7 @@ def select(
         quotes.append(unit)
         covered |= words_of[unit.id]
         held |= terms_of[unit.id]
-    return _with_followers(quotes, units)
+    return _with_followers(quotes, units, [t.text for t in terms if t.kind == "name"])
 
 
 # a sentence that goes on about the one before it: "The converse is not true: …", "This is …"
@@ -225,11 +225,18 @@ _CONTINUES_RE = re.compile(
 )
 
 
-def _with_followers(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
+def _with_followers(
+    quotes: list[Shown], units: Sequence[Shown], names: Sequence[str] = ()
+) -> list[Shown]:
     """`quotes` with what each quoted lead-in introduces ("run this:" and its code block, "The
     required keys are:" and its items) right after it, in order; and a quoted fact or paragraph
     with the shown one after it on its page when that one goes on about it ("Every immortal
-    string is interned." — "The converse is not true: interned strings can be mortal.")."""
+    string is interned." — "The converse is not true: interned strings can be mortal."), or
+    when the quote is about something else and the next one is about a name the question asks
+    about (`names`): "Standard BPE and Unigram assume whitespace separates words, which doesn't
+    work for languages like Chinese …" — "SentencePiece treats the input text as a raw byte
+    or character stream …" for "How does SentencePiece handle languages that do not separate
+    words with spaces?"."""
     by_evidence = {id(u.evidence): u for u in units}
     at = {(u.evidence.page, u.evidence.kind, u.evidence.ordinal): u for u in units}
     out: list[Shown] = []
@@ -249,7 +256,16 @@ def _with_followers(quotes: list[Shown], units: Sequence[Shown]) -> list[Shown]:
             nxt is not None
             and nxt not in out
             and nxt.evidence.section == e.section
-            and _CONTINUES_RE.match(nxt.evidence.text.lstrip())
+            and (
+                _CONTINUES_RE.match(nxt.evidence.text.lstrip())
+                or (_opens_with(nxt.evidence.text, names) and not _opens_with(e.text, names))
+            )
         ):
             out.append(nxt)
     return out
+
+
+def _opens_with(text: str, names: Sequence[str]) -> bool:
+    """Whether `text` opens with one of `names` (after an article): its subject."""
+    head = re.sub(r"^(?:The|A|An)\s+", "", text.lstrip(), flags=re.IGNORECASE).casefold()
+    return any(re.match(re.escape(n.casefold()) + r"\b", head) for n in names)
