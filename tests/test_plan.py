@@ -112,3 +112,18 @@ def test_a_spare_topic_takes_only_a_place_a_merge_frees(tmp_path) -> None:
     assert p.dropped == ["KV cache"]
     p = plan(tmp_path, [*capped[1:], *spares], max_pages=2)
     assert [t.title for _, t in p.topics] == ["Llama bench", "Threads"]
+
+
+def test_names_only_the_model_chose_get_the_places_code_leaves(tmp_path) -> None:
+    """Topics code finds from structure and evidence come first, then its spares; a name only
+    the model chose ("key", however many facts it cites) takes a place left after them."""
+    topics = [
+        Topic("key", "concept", (), ("s1", "s2", "s3", "s4"), from_model=True),
+        Topic("llm templates", "concept", (), ("s5", "s6")),
+        Topic("Homebrew", "entity", (), ("s7", "s8")),
+        Topic("context size", "concept", (), ("s9",), spare=True),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=3).topics]
+    assert titles == ["llm templates", "Homebrew", "context size"]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=4).topics]
+    assert titles[-1] == "key"

@@ -1072,3 +1072,39 @@ def test_many_code_names_leave_room_for_the_names_of_the_prose() -> None:
         max_context_tokens=4096,
     )
     assert len(job.names) == MAX_CANDIDATES and "Homebrew" in job.names
+
+
+def test_the_models_topics_rank_after_codes_and_a_common_term_is_no_page() -> None:
+    """The model's "Homebrew" merges into code's topic (code found it); its "URL" is a term of
+    every technical text, dropped; its "LLM" is a topic only the model chose."""
+    from wikic.config import IngestConfig
+    from wikic.ingest.extract import finish_extraction, prepare_extraction
+    from wikic.llm.backend import EMPTY_STATS, Generation, parse_structured
+    from wikic.llm.fake import FakeBackend
+    from wikic.vault.sources import Source
+
+    text = (
+        "# Changelog\n\nLLM can now be installed directly from Homebrew core. LLM can now be "
+        "installed using Homebrew on macOS. Each key is stored in a file next to the URL of "
+        "its API. The key of a model is its URL.\n"
+    )
+    config = IngestConfig()
+    job = prepare_extraction(
+        FakeBackend(),
+        Source("raw/changes.md", text, "sha256:0", "article"),
+        agents_md="",
+        config=config,
+        max_context_tokens=4096,
+    )
+    (request,) = job.requests
+    reply = (
+        '{"topics":[{"name":"Homebrew","type":"entity","aliases":[],"facts":["s1","s2"]},'
+        '{"name":"LLM","type":"entity","aliases":[],"facts":["s1","s2"]},'
+        '{"name":"URL","type":"concept","aliases":[],"facts":["s3","s4"]}]}'
+    )
+    value = parse_structured(request.schema, reply)
+    ex = finish_extraction(job, [Generation(reply, value, EMPTY_STATS)], config)
+    topics = {t.name: t for t in ex.topics}
+    assert not topics["Homebrew"].from_model and topics["LLM"].from_model
+    assert "URL" not in topics
+    assert any("URL" in note and "every technical text" in note for note in ex.notes)

@@ -79,6 +79,7 @@ class Topic:
     precise: bool = False  # a flag, identifier or command (`structure.is_precise`)
     subject: bool = False  # what the document's title names (`structure.title_topic`)
     spare: bool = False  # beyond the page cap: a page only in a place the plan frees
+    from_model: bool = False  # named by the model only: a page after those code finds
 
     @property
     def weight(self) -> int:
@@ -201,7 +202,9 @@ def finish_extraction(
         texts = [s.text for s in sentences]
         clauses = [t for t in model_topics if t not in example and reads_as_clause(t.name, texts)]
         notes += [f"dropped topic {t.name!r}: a clause, not a name" for t in clauses]
-        unfit = [*example, *clauses]
+        common = [t for t in model_topics if is_common_term(t.name)]
+        notes += [f"dropped topic {t.name!r}: a term of every technical text" for t in common]
+        unfit = [*example, *clauses, *common]
         found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
         topics = merge_topics(
             [*found, *(t for t in model_topics if t not in unfit)],
@@ -305,7 +308,7 @@ def _model_topics(
                 continue  # "C": too short to be a page title a reader looks up
             if name.isupper() and " " in name:
                 name = name.capitalize()  # "INTERNED STRINGS" is a shouted heading
-            topics.append(Topic(name, t.type, aliases, facts))
+            topics.append(Topic(name, t.type, aliases, facts, from_model=True))
     return topics, stats, notes
 
 
@@ -502,6 +505,7 @@ def ground_topics(
                 aliases,
                 facts,
                 precise=is_precise(name),
+                from_model=t.from_model,
             )
         )
     return kept, notes
@@ -558,4 +562,5 @@ def _merge_two(old: Topic, new: Topic) -> Topic:
         old.precise or new.precise,
         old.subject or new.subject,
         old.spare and new.spare,
+        old.from_model and new.from_model,
     )

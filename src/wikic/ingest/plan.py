@@ -107,7 +107,12 @@ def plan_batch(
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
-        ranked = sorted(enumerate(ex.topics), key=lambda it: (it[1].spare, -it[1].weight, it[0]))
+        # what code finds from the document's structure and evidence comes first; then the
+        # spare topics it found beyond the cap; then the names only the model chose
+        ranked = sorted(
+            enumerate(ex.topics),
+            key=lambda it: (it[1].from_model, it[1].spare, -it[1].weight, it[0]),
+        )
         seen: set[str] = set()
         for _, topic in ranked:
             if not topic.facts or len(plan.topics) >= max_pages:
