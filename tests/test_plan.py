@@ -105,11 +105,11 @@ def test_a_spare_topic_takes_only_a_place_a_merge_frees(tmp_path) -> None:
     ]
     spares = [
         Topic("context size", "concept", (), ("s4", "s5", "s6"), spare=True),
-        Topic("KV cache", "concept", (), ("s7", "s8"), spare=True),
+        Topic("batch size", "concept", (), ("s7", "s8"), spare=True),
     ]
     p = plan(tmp_path, [*capped, *spares], max_pages=3)
     assert [t.title for _, t in p.topics] == ["llama-bench", "Threads", "context size"]
-    assert p.dropped == ["KV cache"]
+    assert p.dropped == ["batch size"]
     p = plan(tmp_path, [*capped[1:], *spares], max_pages=2)
     assert [t.title for _, t in p.topics] == ["Llama bench", "Threads"]
 
@@ -124,6 +124,19 @@ def test_names_only_the_model_chose_get_the_places_code_leaves(tmp_path) -> None
         Topic("context size", "concept", (), ("s9",), spare=True),
     ]
     titles = [t.title for _, t in plan(tmp_path, topics, max_pages=3).topics]
-    assert titles == ["llm templates", "Homebrew", "context size"]
+    assert titles == ["Homebrew", "llm templates", "context size"]
     titles = [t.title for _, t in plan(tmp_path, topics, max_pages=4).topics]
     assert titles[-1] == "key"
+
+
+def test_a_plain_phrase_takes_a_page_after_names_headings_and_code(tmp_path) -> None:
+    """ "trace files", named by three sentences, ranks after the `flamegraph` section named by
+    two: a reader looks up the tool, not the phrase."""
+    topics = [
+        Topic("trace files", "concept", (), ("s1", "s2", "s3")),
+        Topic("flamegraph", "concept", (), ("s4", "s5"), from_heading=True),
+        Topic("Self-Profile Working Group", "entity", (), ("s6", "s7")),
+        Topic("working directory", "concept", (), ("s8", "s9", "s10")),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=3).topics]
+    assert titles == ["flamegraph", "Self-Profile Working Group", "trace files"]

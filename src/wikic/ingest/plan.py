@@ -91,6 +91,19 @@ class Resolver:
         return str(safe_page_path(self._wiki_dir, folder, slug))
 
 
+def _plain(topic: Topic) -> bool:
+    """A phrase of plain words that no heading gives ("trace files", "working directory"):
+    its page comes after the names, headings and code names a reader looks up (the
+    `flamegraph` section had lost its page to them)."""
+    return (
+        " " in topic.name
+        and topic.name.islower()
+        and not topic.from_heading
+        and not topic.precise
+        and not is_code_like(topic.name)
+    )
+
+
 def plan_batch(
     extractions: Sequence[Extraction],
     vault: Vault,
@@ -107,11 +120,12 @@ def plan_batch(
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
-        # what code finds from the document's structure and evidence comes first; then the
-        # spare topics it found beyond the cap; then the names only the model chose
+        # what code finds from the document's structure and evidence comes first, plain
+        # phrases last among it; then the spare topics it found beyond the cap; then the names
+        # only the model chose
         ranked = sorted(
             enumerate(ex.topics),
-            key=lambda it: (it[1].from_model, it[1].spare, -it[1].weight, it[0]),
+            key=lambda it: (it[1].from_model, it[1].spare, _plain(it[1]), -it[1].weight, it[0]),
         )
         seen: set[str] = set()
         for _, topic in ranked:
