@@ -46,6 +46,24 @@ def _doc():
     return parse_document(README, filename="quant.md")
 
 
+def _job(text: str, name: str = "doc.md"):
+    """An extraction job of `text` as a raw source (no model call yet) and its config."""
+    from wikic.config import IngestConfig
+    from wikic.ingest.extract import prepare_extraction
+    from wikic.llm.fake import FakeBackend
+    from wikic.vault.sources import Source
+
+    config = IngestConfig()
+    job = prepare_extraction(
+        FakeBackend(),
+        Source(f"raw/{name}", text, "sha256:0", "article"),
+        agents_md="",
+        config=config,
+        max_context_tokens=4096,
+    )
+    return job, config
+
+
 def test_title_comes_from_the_document_never_the_prompt() -> None:
     doc = _doc()
     assert doc.title == "llama.cpp quantization"
@@ -844,11 +862,8 @@ def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the
     """Topics of a document with no model reply: "the `pointer` command" is the
     `git lfs pointer` the document runs, `RUSTFLAGS` written as code is a variable (one
     sentence will do), and "The Pointer" section is the "pointer file" page."""
-    from wikic.config import IngestConfig
-    from wikic.ingest.extract import finish_extraction, prepare_extraction
+    from wikic.ingest.extract import finish_extraction
     from wikic.llm.backend import EMPTY_STATS, Generation
-    from wikic.llm.fake import FakeBackend
-    from wikic.vault.sources import Source
 
     text = (
         "# Git LFS\n\n## The Pointer\n\nPointer files are small text files. A pointer file "
@@ -856,14 +871,7 @@ def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the
         "Run the `pointer` command to check a pointer.\n\n```\n$ git lfs pointer --file=x\n```\n\n"
         "Set the `RUSTFLAGS` environment variable to pass flags to every build.\n"
     )
-    config = IngestConfig()
-    job = prepare_extraction(
-        FakeBackend(),
-        Source("raw/lfs.md", text, "sha256:0", "article"),
-        agents_md="",
-        config=config,
-        max_context_tokens=4096,
-    )
+    job, config = _job(text, "lfs.md")
     replies = [Generation("", None, EMPTY_STATS, error="no reply") for _ in job.requests]
     topics = {t.name: t for t in finish_extraction(job, replies, config).topics}
     assert topics["pointer file"].aliases[0] == "Pointer"
@@ -1051,10 +1059,7 @@ def test_a_capitalised_name_or_a_subject_needs_one_sentence_less_than_a_phrase()
 def test_many_code_names_leave_room_for_the_names_of_the_prose() -> None:
     """A changelog writes dozens of options as code, each once: the topic names shown to the
     model (and found by code) still hold a name its prose repeats."""
-    from wikic.config import IngestConfig
-    from wikic.ingest.extract import MAX_CANDIDATES, prepare_extraction
-    from wikic.llm.fake import FakeBackend
-    from wikic.vault.sources import Source
+    from wikic.ingest.extract import MAX_CANDIDATES
 
     first = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
     second = ["golf", "hotel", "india", "juliet", "kilo", "lima", "mike"]
@@ -1064,38 +1069,22 @@ def test_many_code_names_leave_room_for_the_names_of_the_prose() -> None:
         "- LLM can now be installed directly from Homebrew core.\n"
         "- LLM can now be installed using Homebrew on macOS.\n"
     )
-    job = prepare_extraction(
-        FakeBackend(),
-        Source("raw/changes.md", text, "sha256:0", "article"),
-        agents_md="",
-        config=IngestConfig(),
-        max_context_tokens=4096,
-    )
+    job, _ = _job(text, "changes.md")
     assert len(job.names) == MAX_CANDIDATES and "Homebrew" in job.names
 
 
 def test_the_models_topics_rank_after_codes_and_a_common_term_is_no_page() -> None:
     """The model's "Homebrew" merges into code's topic (code found it); its "URL" is a term of
     every technical text, dropped; its "LLM" is a topic only the model chose."""
-    from wikic.config import IngestConfig
-    from wikic.ingest.extract import finish_extraction, prepare_extraction
+    from wikic.ingest.extract import finish_extraction
     from wikic.llm.backend import EMPTY_STATS, Generation, parse_structured
-    from wikic.llm.fake import FakeBackend
-    from wikic.vault.sources import Source
 
     text = (
         "# Changelog\n\nLLM can now be installed directly from Homebrew core. LLM can now be "
         "installed using Homebrew on macOS. Each key is stored in a file next to the URL of "
         "its API. The key of a model is its URL.\n"
     )
-    config = IngestConfig()
-    job = prepare_extraction(
-        FakeBackend(),
-        Source("raw/changes.md", text, "sha256:0", "article"),
-        agents_md="",
-        config=config,
-        max_context_tokens=4096,
-    )
+    job, config = _job(text, "changes.md")
     (request,) = job.requests
     reply = (
         '{"topics":[{"name":"Homebrew","type":"entity","aliases":[],"facts":["s1","s2"]},'
