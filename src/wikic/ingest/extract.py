@@ -60,7 +60,7 @@ from wikic.vault.sources import Source
 
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
 MAX_CANDIDATES = 32
-MAX_CODE_TERMS = 16
+MAX_CODE_TERMS = 16  # code names before the prose's names; the rest after them
 MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 

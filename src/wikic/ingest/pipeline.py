@@ -337,11 +337,12 @@ def _write_all(
             except WikicError as exc:
                 _fail(item.outcome, exc, emit, item.index, n)
                 continue
-            if job.paths & claimed:
+            writes = job.paths
+            if writes & claimed:
                 later.append(item)  # after the earlier source that writes one of its pages
             else:
                 round_.append((item, job))
-            claimed |= job.paths
+            claimed |= writes
         replies = _round_replies(write_backend, round_, emit, n)
         for (item, job), answer in zip(round_, replies, strict=True):
             if isinstance(answer, WikicError):

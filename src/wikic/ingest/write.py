@@ -29,12 +29,10 @@ from wikic.ingest.structure import MAX_USAGE_LINES
 from wikic.ingest.text import quote
 from wikic.llm.backend import (
     EMPTY_STATS,
-    Backend,
     Generation,
     GenerationStats,
     Request,
     Segment,
-    generate_batch,
 )
 from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
@@ -219,21 +217,6 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
         _section_links(plan, links),
     )
     return out
-
-
-def write_source(
-    backend: Backend,
-    plan: SourcePlan,
-    vault: Vault,
-    *,
-    agents_md: str,
-    today: dt.date,
-    summary_chars: int = 600,
-) -> SourceWrite:
-    """One source's pages, its model calls in one batch."""
-    job = prepare_write(plan, vault, agents_md=agents_md, today=today, summary_chars=summary_chars)
-    requests = job.requests
-    return finish_write(job, generate_batch(backend, requests) if requests else [])
 
 
 def _source_summary_request(

@@ -152,11 +152,11 @@ def select(
     further unit must add `MIN_NEW_WORDS` of the question's words or one of its key terms
     (one word in the passage of a quote already taken: its page, or the source paragraph a
     quoted fact was copied from), and a unit of that passage weighs `PASSAGE_BONUS` more: the
-    answer reads from one place, not from a page that shares a word by chance. A question about one thing gets one quote; a quoted
-    lead-in ("run this:", "The required keys are:") brings what it introduces after it, and
-    one that names what a "which X" question asks for, many of them (`asked_for`: "Which keys
-    must a pointer contain?", not "In which file …"), weighs `LIST_BONUS` more: its list is
-    the answer.
+    answer reads from one place, not from a page that shares a word by chance. A question
+    about one thing gets one quote; a quoted lead-in ("run this:", "The required keys are:")
+    brings what it introduces after it, and one that names what a "which X" question asks
+    for, many of them (`asked_for`: "Which keys must a pointer contain?", not "In which file
+    …"), weighs `LIST_BONUS` more: its list is the answer.
 
     Why code and not the model alone: asked for the facts that answer, the default 0.5B model
     mostly listed the first numbers shown ([1, 2, 3]). `PASSAGE_BONUS` was set on the corpus

@@ -98,13 +98,18 @@ class _Renderer:
         self.parts.append(markdown)
 
     def walk(self, nodes: list[SyntaxTreeNode]) -> None:
+        role: str | None = None  # the role named at the end of the text node before
         for i, node in enumerate(nodes):
+            if role is not None:
+                self.role(role, node.content)
+                role = None
+                continue
             after = nodes[i + 1] if i + 1 < len(nodes) else None
-            role = _ROLE_RE.search(node.content) if node.type == "text" else None
-            if role and after is not None and after.type == "code_inline":
-                before = node.content[: role.start()]
+            named = _ROLE_RE.search(node.content) if node.type == "text" else None
+            if named and after is not None and after.type == "code_inline":
+                before = node.content[: named.start()]
                 self.add_text(before, escape(_SPACE_RE.sub(" ", before)))
-                after.meta["role"] = role.group(1)
+                role = named.group(1)
                 continue
             self.node(node)
 
@@ -114,8 +119,6 @@ class _Renderer:
             self.add_text(node.content, escape(_SPACE_RE.sub(" ", node.content)))
         elif kind in ("softbreak", "hardbreak"):
             self.add_text(" ", " ")
-        elif kind == "code_inline" and "role" in node.meta:
-            self.role(node.meta["role"], node.content)
         elif kind == "code_inline":
             self.code(node.content)
         elif kind == "html_inline":
