@@ -8,6 +8,7 @@ attention dominates at long context here. Why it matters: it decides how much ea
 query call may carry (see `wikic.vault.schema_doc` and `wikic.ingest.prompts`).
 
     WIKIC_MODELS_DIR=.cache/test-models .venv/bin/python scripts/bench_context.py
+    WIKIC_CPU_KERNELS=off .venv/bin/python scripts/bench_context.py --out F  # mlx's own kernels
     .venv/bin/python scripts/bench_context.py --contexts 300 2600 --json
 
 Writes its JSON to scripts/results/bench_context.json (or --out; - for none).
@@ -84,8 +85,11 @@ def measure(model_name: str, contexts: list[int], steps: int) -> dict[str, Any]:
     for _ in range(5):
         mx.eval(mx.exp(scores))
     exp_rate = scores.size * 5 / (time.perf_counter() - t)
+    from wikic.llm import cpu_kernels
+
     return {
         "rows": rows,
+        "kernels": cpu_kernels.installed(model),  # [] = mlx's own (WIKIC_CPU_KERNELS=off)
         "exp_per_s": round(exp_rate / 1e6, 1),
         "blas": blas_status().to_dict(),
     }
@@ -94,7 +98,7 @@ def measure(model_name: str, contexts: list[int], steps: int) -> dict[str, Any]:
 def render(result: dict[str, Any]) -> str:
     lines = [
         f"{result['model']}, {result['steps']} decode steps per cell, mlx exp: "
-        f"{result['exp_per_s']} M/s",
+        f"{result['exp_per_s']} M/s, numpy kernels: {', '.join(result['kernels']) or 'none'}",
         "",
         "| context | prefill 256 tok/s | step ms (b1) | tok/s (b1) | step ms (b8) | tok/s (b8) |",
         "|---|---|---|---|---|---|",

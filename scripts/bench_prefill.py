@@ -10,6 +10,11 @@ warm vs cold. Prints a markdown table, writes JSON (and a PNG plot when matplotl
     python scripts/bench_prefill.py --quick               # CI: one short row per model
     python scripts/bench_prefill.py --models gemma3-270m --prefix-lengths 600,2048 --json
     python scripts/bench_prefill.py --models tiny:gemma3_text,tiny:llama --quick   # no model store
+    python scripts/bench_prefill.py --kernels --models qwen2.5-coder-0.5b --prefix-lengths 512,2048
+
+--kernels compares instead prefill with mlx's own kernels against wikic's numpy softmax/SwiGLU
+(wikic.llm.cpu_kernels): cold prefill of the same prompt in fresh processes, the arms alternated,
+--repeats runs each; reports tok/s of both, the speed-up, max |logit diff| and the first token.
 
 TTFT is the wall time from asking for the prompt's cache to having the first (greedy) token.
 Each warm run is paired with a suffix-alone run just before it in the same process; the ratio
@@ -196,6 +201,99 @@ def worker(args: dict[str, Any]) -> None:
             }
         )
     )
+
+
+def kernel_worker(args: dict[str, Any]) -> None:
+    """A fresh process: one cold prefill through the PrefixCache (nothing stored), timed."""
+    import numpy as np
+
+    from wikic.llm import cpu_kernels
+    from wikic.llm.cache.prefix import PrefixCache
+
+    model, _, fingerprint, _ = load(args["model"])
+    warm_up(model)
+    cache = PrefixCache(None, fingerprint=fingerprint, max_bytes=0, step_size=args["step"])
+    pre, seconds = timed_prefill(cache, model, args["segments"])
+    np.save(args["logits"], np.array(pre.logits.reshape(-1)))
+    result = {"ttft_s": seconds, "prefill_s": pre.prefill_s, "first_token": first_token(pre)}
+    print(json.dumps({**result, "kernels": cpu_kernels.installed(model)}))
+
+
+def kernels_row(
+    name: str, tokenizer: Any, length: int, suffix_len: int, step: int, repeats: int, log: Any
+) -> dict[str, Any]:
+    """Cold prefill of one prompt with mlx's kernels and with wikic's, alternated, fresh processes."""
+    import os
+
+    import numpy as np
+
+    prompt = [tokens(tokenizer, TEXT, length, seed=1), tokens(tokenizer, TASK, suffix_len, 2)]
+    arms: dict[str, list[dict[str, Any]]] = {"mlx": [], "numpy": []}
+    logits: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
+        for run in range(repeats):
+            for arm in ("mlx", "numpy"):
+                log(f"{name}: prefix {length}: {arm} kernels, run {run + 1}/{repeats} ...")
+                path = Path(tmp) / f"{arm}.npy"
+                payload = {"model": name, "segments": prompt, "step": step, "logits": str(path)}
+                env = {**os.environ, "WIKIC_CPU_KERNELS": "off" if arm == "mlx" else "on"}
+                proc = subprocess.run(
+                    [sys.executable, __file__, "--kernel-worker", json.dumps(payload)],
+                    capture_output=True,
+                    text=True,
+                    cwd=REPO,
+                    env=env,
+                )
+                if proc.returncode != 0:
+                    raise SystemExit(f"fresh-process worker failed:\n{proc.stderr}")
+                arms[arm].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                logits[arm] = np.load(path)
+    n = length + suffix_len
+    rate = {arm: [n / r["prefill_s"] for r in runs] for arm, runs in arms.items()}
+    return {
+        "model": name,
+        "prefix_tokens": length,
+        "suffix_tokens": suffix_len,
+        "step_size": step,
+        "runs_per_arm": repeats,
+        "mlx_kernels_tok_s": round(max(rate["mlx"]), 1),
+        "numpy_kernels_tok_s": round(max(rate["numpy"]), 1),
+        "mlx_kernels_tok_s_median": round(statistics.median(rate["mlx"]), 1),
+        "numpy_kernels_tok_s_median": round(statistics.median(rate["numpy"]), 1),
+        "speedup_median": round(
+            statistics.median(rate["numpy"]) / statistics.median(rate["mlx"]), 2
+        ),
+        "kernels_used": arms["numpy"][0]["kernels"],
+        "max_logit_diff": float(np.abs(logits["mlx"] - logits["numpy"]).max()),
+        "same_first_token": arms["mlx"][0]["first_token"] == arms["numpy"][0]["first_token"],
+    }
+
+
+def kernels_main(
+    models: list[str], lengths: list[int], suffix_len: int, args: Any, log: Any
+) -> None:
+    rows = []
+    for name in models:
+        _, tokenizer, _, limit = load(name.strip())
+        for length in lengths:
+            if limit is not None and length + suffix_len > limit:
+                log(f"{name}: skipping prefix {length} (context limit {limit})")
+                continue
+            row = kernels_row(
+                name.strip(), tokenizer, length, suffix_len, args.step_size, args.repeats, log
+            )
+            rows.append(row)
+            log(json.dumps(row))
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "bench_prefill-kernels.json"
+    path.write_text(json.dumps(rows, indent=2) + "\n")
+    cols = ["model", "prefix_tokens", "mlx_kernels_tok_s_median", "numpy_kernels_tok_s_median"]
+    cols += ["speedup_median", "max_logit_diff", "same_first_token"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
+    print("\n".join(lines) + f"\n\nJSON: {path}")
+    if args.json:
+        print(json.dumps(rows, indent=2))
 
 
 def warm_from_disk(
@@ -391,10 +489,18 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO / ".cache" / "bench", help="where JSON/PNG go"
     )
+    parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="compare cold prefill with mlx's kernels and with wikic's numpy softmax/SwiGLU",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--kernel-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(json.loads(args.worker))
+    if args.kernel_worker:
+        return kernel_worker(json.loads(args.kernel_worker))
 
     models = args.models.split(",") if args.models else DEFAULT_MODELS
     lengths = (
@@ -409,6 +515,8 @@ def main() -> None:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    if args.kernels:
+        return kernels_main(models, lengths, suffix_len, args, log)
     rows = []
     for name in models:
         rows += bench_model(name.strip(), lengths, suffix_len, args.step_size, args.repeats, log)

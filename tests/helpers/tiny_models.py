@@ -65,7 +65,10 @@ def tiny_config(arch: str, **overrides: Any) -> dict[str, Any]:
 def tiny_model(
     arch: str, *, seed: int = 0, dtype: mx.Dtype = mx.float32, **overrides: Any
 ) -> nn.Module:
-    """A tiny model with random weights, evaluated and in eval mode."""
+    """A tiny model with random weights, evaluated and in eval mode, with wikic's CPU kernels
+    installed as for every model wikic loads (wikic.llm.cpu_kernels)."""
+    from wikic.llm import cpu_kernels
+
     config = tiny_config(arch, **overrides)
     model_class, args_class = _get_classes(config)
     mx.random.seed(seed)
@@ -73,6 +76,10 @@ def tiny_model(
     model.set_dtype(dtype)
     mx.eval(model.parameters())
     model.eval()
+    cpu_kernels.install(model)
+    # a tiny model's calls are all below the sizes where numpy pays off: let every call take the
+    # numpy path, so that it is what the warm == cold and batched == sequential tests check
+    cpu_kernels.MIN_NUMPY_SCORES = cpu_kernels.MIN_NUMPY_ACTIVATIONS = 0
     return model
 
 

@@ -38,6 +38,7 @@ from wikic.llm.framing import PromptFramer, eos_ids
 ensure_fast_blas()  # before mlx.core is first imported, or CPU matmuls use the slow reference BLAS
 import mlx.core as mx  # noqa: E402
 
+from wikic.llm import cpu_kernels  # noqa: E402
 from wikic.llm.lockstep import Lockstep, RowPlan  # noqa: E402
 from wikic.llm.sampling import Sampler, TextStream  # noqa: E402
 
@@ -73,6 +74,7 @@ class MlxBackend:
     ) -> None:
         if batch_size < 1:
             raise BackendError(f"the batch size must be at least 1, not {batch_size}")
+        cpu_kernels.install(model)  # numpy's exp in attention and SwiGLU on the CPU
         self._model = model
         self._tokenizer = tokenizer
         self._name = name

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from wikic.llm import cpu_kernels
 from wikic.llm.blas import blas_status, import_mlx_core
 from wikic.llm.cache.disk import FORMAT_VERSION, Snapshot
 
@@ -61,6 +62,7 @@ def runtime_fingerprint(model: nn.Module, step_size: int) -> dict[str, Any]:
         "caches": describe_caches(cache_mod.make_prompt_cache(model)),
         "step_size": step_size,
         "blas": [blas.active, os.path.basename(blas.library or "")],
+        "kernels": cpu_kernels.installed(model),  # numpy's softmax/SwiGLU in prefill on CPU
     }
 
 

@@ -163,6 +163,9 @@ def _load(resolved: ResolvedModel) -> tuple[Any, Any]:
             f"Cannot load model '{resolved.name}' from {resolved.path}: {exc}",
             hint="Reinstall it (`wikic model install NAME --force`) if it is a built-in model.",
         ) from None
+    from wikic.llm import cpu_kernels
+
+    cpu_kernels.install(model)  # numpy's exp in attention and SwiGLU on the CPU
     log.info("loaded %s from %s", resolved.name, resolved.path)
     return model, tokenizer
 
