@@ -173,3 +173,17 @@ def test_bench_prefill_compares_the_kernels_in_fresh_processes(tmp_path: Any) ->
     assert row["kernels_used"] == ["scaled_dot_product_attention", "swiglu"]
     assert row["mlx_kernels_tok_s"] > 0 and row["numpy_kernels_tok_s"] > 0
     assert row["max_logit_diff"] < 1e-4 and row["same_first_token"]
+
+
+def test_a_forked_child_computes_with_threads_of_its_own() -> None:
+    import multiprocessing
+
+    assert _exp_rows_in_parallel() > 0  # the parent's thread pool exists now
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # without mlx: numpy only
+        assert pool.apply_async(_exp_rows_in_parallel).get(timeout=60) > 0
+
+
+def _exp_rows_in_parallel() -> float:
+    rows = np.zeros((4096, 256), dtype=np.float32)  # 1 M elements: split across threads
+    cpu_kernels._in_parallel(rows.shape[0], rows.shape[1], cpu_kernels._softmax_rows(rows))
+    return float(rows.sum())

@@ -91,6 +91,14 @@ def _threads() -> ThreadPoolExecutor:
     return _pool
 
 
+def _forget_pool() -> None:
+    global _pool
+    _pool = None  # a forked child has none of the parent's threads: it starts its own
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _in_parallel(n_rows: int, row_size: int, fn: Callable[[slice], None]) -> None:
     """fn on blocks of rows, across the CPU's cores (numpy frees the GIL in its loops)."""
     pool = _threads()
