@@ -95,10 +95,16 @@ def measure(model_name: str, contexts: list[int], steps: int) -> dict[str, Any]:
     }
 
 
+def _kernels(result: dict[str, Any]) -> str:
+    if "kernels" not in result:
+        return "not recorded"  # measured before wikic.llm.cpu_kernels existed: mlx's own
+    return ", ".join(result["kernels"]) or "none"
+
+
 def render(result: dict[str, Any]) -> str:
     lines = [
         f"{result['model']}, {result['steps']} decode steps per cell, mlx exp: "
-        f"{result['exp_per_s']} M/s, numpy kernels: {', '.join(result['kernels']) or 'none'}",
+        f"{result['exp_per_s']} M/s, numpy kernels: {_kernels(result)}",
         "",
         "| context | prefill 256 tok/s | step ms (b1) | tok/s (b1) | step ms (b8) | tok/s (b8) |",
         "|---|---|---|---|---|---|",

@@ -31,6 +31,10 @@ def test_table_has_one_row_per_context() -> None:
     table = _module().render(result)
     assert "| 300 | 90.0 | 200.0 | 5.0 | 400.0 | 20.0 |" in table
     assert table.count("\n| 2600 |") == 1 and "45.0 M/s" in table
+    assert "numpy kernels: not recorded" in table
+    with_kernels = _module().render({**result, "kernels": ["swiglu"]})
+    assert "numpy kernels: swiglu" in with_kernels
+    assert "numpy kernels: none" in _module().render({**result, "kernels": []})
 
 
 def test_bad_arguments_are_refused() -> None:

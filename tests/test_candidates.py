@@ -99,3 +99,9 @@ def test_a_name_made_an_adjective_is_not_a_candidate() -> None:
     found = candidates(text)
     assert {"CI", "LLVM"} <= set(found)
     assert not {"CI-related", "LLVM-like"} & set(found)
+
+
+def test_a_dash_between_spaces_parts_two_names() -> None:
+    found = candidates("We discussed Implement RFC 2532 – Associated Type Defaults at length.\n")
+    assert "Implement RFC 2532 Associated" not in found, found
+    assert "Associated Type Defaults" in found, found

@@ -51,6 +51,7 @@ _COMMON = {
 }  # fmt: skip
 # where a sentence's clauses part ("… opening a PR. Of course …" holds no name "PR Of")
 _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
+_DASH_RE = re.compile(r"\s[-–—]+\s")
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|\s[-–—]+\s")
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 # "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
@@ -147,8 +148,11 @@ def topic_candidates(
 
     for s in sentences:
         for clause in _CLAUSE_END_RE.split(s.text):
-            for run in _name_runs(_tokens(clause)):
-                add(" ".join(run), 3.0)
+            # a dash between spaces parts two names: "Implement RFC 2532 – Associated Type
+            # Defaults" names no "Implement RFC 2532 Associated"
+            for piece in _DASH_RE.split(clause):
+                for run in _name_runs(_tokens(piece)):
+                    add(" ".join(run), 3.0)
         # a phrase is within one part: "In contrast, today …" says no "contrast today"
         for n, part in enumerate(_PART_RE.split(s.text)):
             for phrase, subject in _phrases(_tokens(part)):
