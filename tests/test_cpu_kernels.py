@@ -187,3 +187,18 @@ def _exp_rows_in_parallel() -> float:
     rows = np.zeros((4096, 256), dtype=np.float32)  # 1 M elements: split across threads
     cpu_kernels._in_parallel(rows.shape[0], rows.shape[1], cpu_kernels._softmax_rows(rows))
     return float(rows.sum())
+
+
+def test_a_padded_row_decodes_bit_for_bit_as_it_would_alone() -> None:
+    q, k, v = _qkv(1, 30)
+    pad = np.ones((1, 1, 1, 30), dtype=bool)
+    pad[..., :7] = False  # the last row of a batch, still left-padded
+    padded = np.array(ATTENTION(q, k, v, cache=None, scale=0.3, mask=mx.array(pad)))
+    alone = np.array(ATTENTION(q, k[:, :, 7:], v[:, :, 7:], cache=None, scale=0.3, mask=None))
+    assert np.array_equal(padded, alone)
+    rows = (mx.concatenate([q, q * 2]), mx.concatenate([k, k]), mx.concatenate([v, v]))
+    two = np.concatenate([pad, np.ones_like(pad)])  # two rows: one padded, one not
+    batched = np.array(ATTENTION(*rows, cache=None, scale=0.3, mask=mx.array(two)))
+    assert np.array_equal(batched[0], alone[0])
+    unpadded = np.array(ATTENTION(q * 2, k, v, cache=None, scale=0.3, mask=None))
+    assert np.array_equal(batched[1], unpadded[0])

@@ -162,7 +162,8 @@ def _wrap_attention(original: Callable[..., Any]) -> Callable[..., Any]:
                 return original(q, k, v, cache=cache, scale=scale, mask=m)
             return _attend(q, k, v, scale, m)
 
-        if length == 1 and batch > 1:  # a decode step of a batch: exactly as each row alone
+        if length == 1 and (batch > 1 or mask is not None):  # a decode step of a batch (or of
+            # its last row, still padded): each row exactly as it would be decoded alone
             heads, n_keys = queries.shape[1], keys.shape[2]
             starts = [0] * batch if mask is None else _left_padding(mask, batch, n_keys)
             if starts is None or all(heads * (n_keys - s) < MIN_NUMPY_SCORES for s in starts):
