@@ -203,6 +203,23 @@ def worker(args: dict[str, Any]) -> None:
     )
 
 
+def fresh_process(
+    flag: str, payload: dict[str, Any], env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Run this script's worker `flag` in a new process; its last stdout line, as JSON."""
+    proc = subprocess.run(
+        [sys.executable, __file__, flag, json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"fresh-process worker failed:\n{proc.stderr}")
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
 def kernel_worker(args: dict[str, Any]) -> None:
     """A fresh process: one cold prefill through the PrefixCache (nothing stored), timed."""
     import numpy as np
@@ -237,16 +254,7 @@ def kernels_row(
                 path = Path(tmp) / f"{arm}.npy"
                 payload = {"model": name, "segments": prompt, "step": step, "logits": str(path)}
                 env = {**os.environ, "WIKIC_CPU_KERNELS": "off" if arm == "mlx" else "on"}
-                proc = subprocess.run(
-                    [sys.executable, __file__, "--kernel-worker", json.dumps(payload)],
-                    capture_output=True,
-                    text=True,
-                    cwd=REPO,
-                    env=env,
-                )
-                if proc.returncode != 0:
-                    raise SystemExit(f"fresh-process worker failed:\n{proc.stderr}")
-                arms[arm].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                arms[arm].append(fresh_process("--kernel-worker", payload, env))
                 logits[arm] = np.load(path)
     n = length + suffix_len
     rate = {arm: [n / r["prefill_s"] for r in runs] for arm, runs in arms.items()}
@@ -309,15 +317,7 @@ def warm_from_disk(
         "step": step,
         "logits": str(logits_path),
     }
-    proc = subprocess.run(
-        [sys.executable, __file__, "--worker", json.dumps(payload)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"fresh-process worker failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1]), np.load(logits_path)
+    return fresh_process("--worker", payload), np.load(logits_path)
 
 
 def bench_row(

@@ -139,7 +139,7 @@ def test_small_calls_stay_with_mlx(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not np.array_equal(plain, fast) and np.abs(plain - fast).max() < TOL
 
 
-def test_the_backend_and_the_prefix_cache_install_the_kernels(
+def test_a_prefix_cache_prefill_computes_with_the_kernels(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from tests.helpers.tiny_models import tiny_fingerprint

@@ -52,7 +52,7 @@ _COMMON = {
 # where a sentence's clauses part ("… opening a PR. Of course …" holds no name "PR Of")
 _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _DASH_RE = re.compile(r"\s[-–—]+\s")
-_PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|\s[-–—]+\s")
+_PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|" + _DASH_RE.pattern)
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 # "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
 _ADJECTIVE_COMPOUND_RE = re.compile(

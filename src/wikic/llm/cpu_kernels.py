@@ -9,7 +9,7 @@ of the chunk's matmuls. Measured with the default model (qwen2.5-coder-0.5b f32,
 scripts/results/bench_prefill-kernels.json (`scripts/bench_prefill.py --kernels`) and
 scripts/results/bench_context-kernels.json (`scripts/bench_context.py`).
 
-`install(model)` wraps the `scaled_dot_product_attention` and `swiglu` that the model's modules
+`install(model)` (when wikic loads a model, and in `MlxBackend`) wraps the `scaled_dot_product_attention` and `swiglu` that the model's modules
 call. The wrappers compute the scores and the weighted sum with mlx's matmuls and only the
 softmax / SiLU in numpy (in place, split across the cores), for f32 without a quantized cache or
 attention sinks; anything else goes to mlx's own kernel. Every call — prefill chunk, decode step,
@@ -44,6 +44,7 @@ _MIN_ELEMENTS_PER_THREAD = 1 << 18  # below this a thread costs more than it sav
 MIN_NUMPY_SCORES = 1 << 14  # heads × queries × keys of one call
 MIN_NUMPY_ACTIVATIONS = 1 << 16  # SwiGLU elements: a prefill chunk, not a decode step
 
+_WORKERS = max(1, os.cpu_count() or 1)
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -87,7 +88,7 @@ def installed(model: Any) -> list[str]:
 def _threads() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+        _pool = ThreadPoolExecutor(max_workers=_WORKERS)
     return _pool
 
 
@@ -101,13 +102,12 @@ os.register_at_fork(after_in_child=_forget_pool)
 
 def _in_parallel(n_rows: int, row_size: int, fn: Callable[[slice], None]) -> None:
     """fn on blocks of rows, across the CPU's cores (numpy frees the GIL in its loops)."""
-    pool = _threads()
-    n = min(pool._max_workers, n_rows, max(1, n_rows * row_size // _MIN_ELEMENTS_PER_THREAD))
+    n = min(_WORKERS, n_rows, max(1, n_rows * row_size // _MIN_ELEMENTS_PER_THREAD))
     if n == 1:
         fn(slice(0, n_rows))
         return
     bounds = np.linspace(0, n_rows, n + 1, dtype=int)
-    list(pool.map(lambda i: fn(slice(bounds[i], bounds[i + 1])), range(n)))
+    list(_threads().map(lambda i: fn(slice(bounds[i], bounds[i + 1])), range(n)))
 
 
 def _softmax_rows(scores: np.ndarray) -> Callable[[slice], None]:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from wikic.errors import CacheError
-from wikic.llm import cpu_kernels
 from wikic.llm.blas import import_mlx_core
 from wikic.llm.cache import snapshot as kv_snapshot
 from wikic.llm.cache.disk import DiskStore, Snapshot
@@ -109,7 +108,6 @@ class PrefixCache:
 
     def keys(self, model: nn.Module, token_segments: Sequence[Sequence[int]]) -> list[str]:
         """The boundary keys of a prompt (empty segments dropped), root first."""
-        cpu_kernels.install(model)  # before the fingerprint, which names the kernels in use
         runtime = kv_snapshot.runtime_fingerprint(model, self.step_size)
         root = kv_snapshot.root_key(self.fingerprint, runtime)
         return kv_snapshot.chain_keys(root, _segments(token_segments))
