@@ -33,6 +33,8 @@ _STOP = {
     "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
     "am", "i'm", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't",
     "shouldn't", "wouldn't", "couldn't", "let's", "it's", "that's", "there's", "we're",
+    "during", "through", "within", "across", "against", "among", "around", "behind",
+    "beyond", "toward", "towards", "upon", "onto", "throughout", "despite", "except", "along",
 }  # fmt: skip
 STOP_WORDS = frozenset(_STOP)  # function words: never the start of a name
 _MONTHS = {
@@ -52,7 +54,10 @@ _COMMON = {
 # where a sentence's clauses part ("… opening a PR. Of course …" holds no name "PR Of")
 _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _DASH_RE = re.compile(r"\s[-–—]+\s")
+_NAME_PART_RE = re.compile(r"[,;]|" + _DASH_RE.pattern)
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|" + _DASH_RE.pattern)
+# "applies", "merges": after its subject, a verb
+VERB_S_RE = re.compile(r"[a-z]{3,}[^su']s")
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 # "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
 _ADJECTIVE_COMPOUND_RE = re.compile(
@@ -99,8 +104,14 @@ def _name_runs(toks: list[str]) -> list[list[str]]:
         ):
             j += 1
         run = toks[i:j]
-        while run and (
-            run[0].casefold() in _STOP or run[0].casefold() in _MONTHS or not run[0][:1].isalpha()
+        while (
+            run
+            and (
+                run[0].casefold() in _STOP
+                or run[0].casefold() in _MONTHS
+                or run[0].casefold() in _COMMON  # "Unlike BPE, …" names BPE
+                or not run[0][:1].isalpha()
+            )
         ):
             run = run[1:]
         lone_start = i == 0 and len(run) == 1 and run[0][1:].islower()
@@ -108,6 +119,16 @@ def _name_runs(toks: list[str]) -> list[list[str]]:
             runs.append(run)
         i = max(j, i + 1)
     return runs
+
+
+_EXAMPLES_RE = re.compile(r"\b(?:like|such as|including|e\.g\.)\s", re.IGNORECASE)
+_LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", "etc"})
+
+
+def _only_name(piece: str, runs: list[list[str]]) -> bool:
+    """Whether a comma-parted piece is a single name and nothing else ("and Pegasus")."""
+    words = [t for t in _tokens(piece) if t.casefold() not in _LIST_WORDS]
+    return len(runs) == 1 and words == runs[0]
 
 
 def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
@@ -125,6 +146,13 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
                 continue
             if any(w in _COMMON or _ADVERB_RE.fullmatch(w) for w in gram):
                 continue  # "multiple times", "significantly improves"
+            if (
+                k
+                and toks[k].islower()
+                and VERB_S_RE.fullmatch(toks[k])
+                and (lowered[k - 1] in _STOP or _is_name_word(toks[k - 1]))
+            ):
+                continue  # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
             subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
             found.append((" ".join(toks[k : k + n]), subject))
     return found
@@ -149,10 +177,21 @@ def topic_candidates(
     for s in sentences:
         for clause in _CLAUSE_END_RE.split(s.text):
             # a dash between spaces parts two names: "Implement RFC 2532 – Associated Type
-            # Defaults" names no "Implement RFC 2532 Associated"
-            for piece in _DASH_RE.split(clause):
+            # Defaults" names no "Implement RFC 2532 Associated"; so does a comma: "models
+            # like Llama, Gemma, Qwen2" name no "Llama Gemma Qwen2"
+            # names given as examples ("languages like Chinese and Japanese", "T5, BigBird,
+            # Pegasus"): candidates only if the source names them again
+            m = _EXAMPLES_RE.search(clause)
+            head, examples = (clause[: m.start()], clause[m.end() :]) if m else (clause, "")
+            pieces = _NAME_PART_RE.split(head)
+            for piece in pieces:
+                runs = _name_runs(_tokens(piece))
+                listed = len(pieces) >= 3 and _only_name(piece, runs)
+                for run in runs:
+                    add(" ".join(run), 1.0 if listed else 3.0)
+            for piece in _NAME_PART_RE.split(examples):
                 for run in _name_runs(_tokens(piece)):
-                    add(" ".join(run), 3.0)
+                    add(" ".join(run), 1.0)
         # a phrase is within one part: "In contrast, today …" says no "contrast today"
         for n, part in enumerate(_PART_RE.split(s.text)):
             for phrase, subject in _phrases(_tokens(part)):

@@ -35,6 +35,7 @@ from wikic.ingest.structure import (
     is_precise,
     kind_commands,
     kind_names,
+    linked_names,
     named_by_phrase,
     part_of,
     reads_as_clause,
@@ -354,9 +355,10 @@ def _code_topics(
     coded = code_terms(doc)
     variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
     subjects = defined_subjects(sentences)
-    known = [*commands, *defined, *kinds, *variables, *subjects]
+    linked = linked_names(doc)
+    known = [*commands, *defined, *kinds, *variables, *subjects, *linked]
     found = evidence_topics(
-        [*names, *(t for t in (*defined, *kinds, *subjects) if t not in names)],
+        [*names, *(t for t in (*defined, *kinds, *subjects, *linked) if t not in names)],
         sentences,
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
@@ -425,14 +427,15 @@ def _window_text(window: Section) -> str:
 
 def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
     """Names the model chooses topics among: the title's subject, headings that name things,
-    commands the document runs, code names, defined terms, then the names and recurring phrases
-    code finds in the sentences."""
+    commands the document runs, what it links to by name, code names, defined terms, then the
+    names and recurring phrases code finds in the sentences."""
     subject = subject_name(doc)
     coded = code_terms(doc)
     found = [
         *(subject[:1] if subject else ()),
         *headings,
         *command_names(doc)[:MAX_COMMANDS],
+        *linked_names(doc),
         *coded[:MAX_CODE_TERMS],
         *defined_terms(doc),
         *defined_subjects(sentences),

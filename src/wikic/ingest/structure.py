@@ -13,7 +13,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from wikic.ingest.candidates import STOP_WORDS, command_names
+from wikic.ingest.candidates import STOP_WORDS, VERB_S_RE, command_names
 from wikic.ingest.grounding import clean_name, names_in, related, split_abbreviation
 from wikic.ingest.text import Sentence
 from wikic.vault.document import DATED_RE, VERSION_RE, Block, Document
@@ -98,7 +98,6 @@ _FILLER = {
     "use", "used", "uses", "using", "way", "ways", "higher", "lower", "more", "less", "better",
     "note", "see", "also", "instead", "first", "last", "next", "other", "same", "example",
 }  # fmt: skip
-_VERB_S_RE = re.compile(r"[a-z]{3,}[^su]s")
 _UNITS = {"b", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "ms", "s", "n", "x", "tok"}
 
 
@@ -557,6 +556,38 @@ def short_names(doc: Document) -> dict[str, tuple[str, ...]]:
     return found
 
 
+# `[llm-replicate](https://github.com/simonw/llm-replicate)`: an inline link to a web address
+_WEB_LINK_RE = re.compile(r"\[`?([^\[\]`\n]+)`?\]\((https?://[^()\s]+)\)")
+_LINKED_NAME_RE = re.compile(r"[A-Za-z][\w.+-]{1,39}")
+
+
+def linked_names(doc: Document) -> list[str]:
+    """Names of what the document links to, where the link's text is the last part of its
+    address: `[llm-replicate](https://github.com/simonw/llm-replicate)`,
+    `[Ruff](https://github.com/astral-sh/ruff)`. Such a link names a project, package or tool
+    as its own home calls it: a precise name a reader looks up, however it is cased. A page
+    deep in a site's docs (`[Windows](https://docs.docker.com/desktop/settings/windows/)`)
+    names no project."""
+    found: dict[str, None] = {}
+    for block in doc.blocks:
+        if block.toc or block.kind == "code":
+            continue
+        for text, url in _WEB_LINK_RE.findall(block.markdown):
+            path = url.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+            last = re.sub(r"\.(?:git|html?|md)$", "", path.rpartition("/")[2])
+            name = text.strip()
+            parts = path.partition("://")[2].split("/")[1:]
+            if (
+                1 <= len(parts) <= 2  # a project's home (`owner/name`), not a page deep in docs
+                and _LINKED_NAME_RE.fullmatch(name)
+                and not is_common_term(name)
+                and name.casefold() == last.casefold()
+                and name_key(name) not in _GENERIC_KEYS
+            ):
+                found[name] = None
+    return list(found)
+
+
 def flag_aliases(doc: Document) -> dict[str, tuple[str, ...]]:
     """Long flags with the short forms the document pairs them with: "`-ngl N` (or
     `--n-gpu-layers N`)" and "`-b, --batch-size`" give `--n-gpu-layers`: (`-ngl`,) and
@@ -577,7 +608,7 @@ def is_subject(name: str) -> bool:
     words = re.findall(r"\w+", name.casefold())
     if not words or len(name.strip()) < 2 or all(w in _UNITS or w.isdigit() for w in words):
         return False
-    if " " in name and name.islower() and _VERB_S_RE.fullmatch(words[0]):
+    if " " in name and name.islower() and VERB_S_RE.fullmatch(words[0]):
         return False  # "splits text", "adds support": a verb and its object
     return not any(w in _FILLER for w in words)
 
