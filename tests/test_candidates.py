@@ -105,3 +105,29 @@ def test_a_dash_between_spaces_parts_two_names() -> None:
     found = candidates("We discussed Implement RFC 2532 – Associated Type Defaults at length.\n")
     assert "Implement RFC 2532 Associated" not in found, found
     assert "Associated Type Defaults" in found, found
+
+
+def test_names_given_as_examples_or_listed_need_a_second_mention() -> None:
+    text = (
+        "BPE is used by models like Llama, Gemma, Qwen2, and more. Unigram is used by "
+        "the T5 family, BigBird, Pegasus, and more. WordPiece serves models like DistilBERT "
+        "and Electra. DistilBERT is a small model. Unlike BPE, Unigram removes tokens. "
+        "During inference, Unigram picks the best split.\n"
+    )
+    found = candidates(text)
+    assert {"BPE", "Unigram", "WordPiece", "DistilBERT"} <= set(found), found
+    # a comma parts names; a name listed or given as an example once is no candidate
+    assert not {"Llama Gemma Qwen2", "Gemma", "Qwen2", "BigBird", "Pegasus", "Electra"} & set(
+        found
+    ), found
+    assert not {"Unlike BPE", "During inference"} & set(found), found
+
+
+def test_a_verb_after_its_subject_starts_no_phrase() -> None:
+    text = (
+        "SentencePiece is a library that applies BPE to raw text. The trainer applies BPE "
+        "again. BPE merges pairs of symbols. Later BPE merges pairs once more.\n"
+    )
+    found = candidates(text)
+    assert "SentencePiece" in found and "BPE" in found
+    assert not {"applies BPE", "merges pairs"} & set(found), found

@@ -879,6 +879,32 @@ def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the
     assert "RUSTFLAGS" in topics and "Pointer" not in topics
 
 
+def test_a_link_named_as_its_address_ends_names_a_project_a_page_of_its_own() -> None:
+    """`[llm-replicate](https://github.com/simonw/llm-replicate)` names a plugin: a precise
+    name, so the one sentence that names it gives it a page; a link into a site's docs
+    (`[Windows](…/settings/windows/#proxies)`) or one whose text is not the address's last part
+    names nothing."""
+    from wikic.ingest.extract import finish_extraction
+    from wikic.ingest.structure import linked_names
+    from wikic.llm.backend import EMPTY_STATS, Generation
+
+    text = (
+        "# Changelog\n\nModels on Replicate work with the "
+        "[llm-replicate](https://github.com/simonw/llm-replicate) plugin, including Llama 2.\n\n"
+        "Set the proxy for [Windows](https://docs.docker.com/desktop/settings/windows/#proxies) "
+        "in Docker Desktop. Read [the guide](https://example.org/guide) before you start. "
+        "The linter is [`Ruff`](https://github.com/astral-sh/ruff/), written in Rust.\n"
+    )
+    doc = parse_document(text, filename="changelog.md")
+    assert linked_names(doc) == ["llm-replicate", "Ruff"]
+    job, config = _job(text, "changelog.md")
+    assert "llm-replicate" in job.names
+    replies = [Generation("", None, EMPTY_STATS, error="no reply") for _ in job.requests]
+    topics = {t.name: t for t in finish_extraction(job, replies, config).topics}
+    assert topics["llm-replicate"].precise and len(topics["llm-replicate"].facts) >= 1
+    assert "Windows" not in topics
+
+
 def test_a_command_written_without_its_program_is_an_alias_of_the_command() -> None:
     from wikic.ingest.structure import shorthand_commands
 

@@ -90,7 +90,7 @@ def _is_name_word(token: str) -> bool:
     )
 
 
-def _name_runs(toks: list[str]) -> list[list[str]]:
+def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
     """Runs of capitalised words, acronyms and names with digits (`Gemma 3`), never starting
     with a number, a month or a stop word, and not a lone capitalised sentence start."""
     runs = []
@@ -114,7 +114,7 @@ def _name_runs(toks: list[str]) -> list[list[str]]:
             )
         ):
             run = run[1:]
-        lone_start = i == 0 and len(run) == 1 and run[0][1:].islower()
+        lone_start = opens and i == 0 and len(run) == 1 and run[0][1:].islower()
         if run and not lone_start and any(c.isalpha() for c in run[0]):
             runs.append(run)
         i = max(j, i + 1)
@@ -184,13 +184,14 @@ def topic_candidates(
             m = _EXAMPLES_RE.search(clause)
             head, examples = (clause[: m.start()], clause[m.end() :]) if m else (clause, "")
             pieces = _NAME_PART_RE.split(head)
-            for piece in pieces:
-                runs = _name_runs(_tokens(piece))
+            for n, piece in enumerate(pieces):
+                # after a comma a capital is a name's: "Unlike BPE, Unigram removes …"
+                runs = _name_runs(_tokens(piece), opens=n == 0)
                 listed = len(pieces) >= 3 and _only_name(piece, runs)
                 for run in runs:
                     add(" ".join(run), 1.0 if listed else 3.0)
             for piece in _NAME_PART_RE.split(examples):
-                for run in _name_runs(_tokens(piece)):
+                for run in _name_runs(_tokens(piece), opens=False):
                     add(" ".join(run), 1.0)
         # a phrase is within one part: "In contrast, today …" says no "contrast today"
         for n, part in enumerate(_PART_RE.split(s.text)):
