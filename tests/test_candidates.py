@@ -131,3 +131,24 @@ def test_a_verb_after_its_subject_starts_no_phrase() -> None:
     found = candidates(text)
     assert "SentencePiece" in found and "BPE" in found
     assert not {"applies BPE", "merges pairs"} & set(found), found
+
+
+def test_an_owner_parentheses_identifiers_and_cut_names_make_no_candidates() -> None:
+    text = (
+        "The design is based on FreeBSD's Global Unbounded Sequences. Quiescent-State Based "
+        "Reclamation (QSBR) frees memory late. The global wr_seq grows. The global wr_seq is "
+        "odd. Each Per-Thread Read Sequence is local. Every Per-Thread Read Sequence is read. "
+        "We use Python's QSBR here.\n"
+    )
+    found = candidates(text)
+    assert {"Global Unbounded Sequences", "QSBR", "Per-Thread Read Sequence"} <= set(found), found
+    assert "Quiescent-State Based Reclamation" in found, found
+    for junk in (
+        "FreeBSD's Global Unbounded Sequences",
+        "FreeBSD's",
+        "Python's QSBR",
+        "Quiescent-State Based Reclamation QSBR",
+        "global wr",
+        "Per-Thread Read",
+    ):
+        assert junk not in found, (junk, found)

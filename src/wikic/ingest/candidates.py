@@ -16,7 +16,8 @@ from wikic.ingest.text import Sentence
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
-_TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
+# an identifier is one token (`wr_seq`, `mi_page_t`): no phrase "global wr" of `global wr_seq`
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_][\w'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
 _STOP = {
     "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by",
     "with", "without", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
@@ -54,7 +55,7 @@ _COMMON = {
 # where a sentence's clauses part ("… opening a PR. Of course …" holds no name "PR Of")
 _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _DASH_RE = re.compile(r"\s[-–—]+\s")
-_NAME_PART_RE = re.compile(r"[,;]|" + _DASH_RE.pattern)
+_NAME_PART_RE = re.compile(r"[,;()]|" + _DASH_RE.pattern)
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|" + _DASH_RE.pattern)
 # "applies", "merges": after its subject, a verb
 VERB_S_RE = re.compile(r"[a-z]{3,}[^su']s")
@@ -103,7 +104,14 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
             and (_is_name_word(toks[j]) or (j > i and toks[j].isdigit()))
         ):
             j += 1
+            if _POSSESSIVE_RE.search(toks[j - 1]) and j < len(toks) and _is_name_word(toks[j]):
+                break
         run = toks[i:j]
+        if run and _POSSESSIVE_RE.search(run[-1]) and j < len(toks) and _is_name_word(toks[j]):
+            # "FreeBSD's Global Unbounded Sequences", "Python's QSBR": the name is what the
+            # owner has; the owner, said so, is not what the text is about
+            i = j
+            continue
         while (
             run
             and (
@@ -121,6 +129,7 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
     return runs
 
 
+_POSSESSIVE_RE = re.compile(r"['’]s$")
 _EXAMPLES_RE = re.compile(r"\b(?:like|such as|including|e\.g\.)\s", re.IGNORECASE)
 _LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", "etc"})
 
@@ -142,10 +151,12 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
     for n in (2, 3):
         for k in range(len(toks) - n + 1):
             gram = lowered[k : k + n]
-            if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() for w in gram):
+            if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() or "_" in w for w in gram):
                 continue
             if any(w in _COMMON or _ADVERB_RE.fullmatch(w) for w in gram):
                 continue  # "multiple times", "significantly improves"
+            if any(_POSSESSIVE_RE.search(w) for w in gram[:-1]):
+                continue  # "Python's QSBR" is QSBR
             if (
                 k
                 and toks[k].islower()
@@ -213,10 +224,28 @@ def topic_candidates(
             if other != key
         ):
             continue
+        if _cut_name(key, keep, counts, spellings):
+            continue
         chosen.append(key)
         if len(chosen) >= limit:
             break
     return [_spelling(spellings[k]) for k in chosen]
+
+
+def _cut_name(
+    key: str, keep: set[str], counts: Counter[str], spellings: dict[str, Counter[str]]
+) -> bool:
+    """Whether a capitalised run is the start or end of a longer name said as often:
+    "Per-Thread Read" of "Per-Thread Read Sequence" (a hard wrap or a cap cut it)."""
+    words = _spelling(spellings[key]).split()
+    if len(words) < 2 or not all(_is_name_word(w) for w in words):
+        return False
+    for other in keep:
+        longer = _spelling(spellings[other]).split()
+        n = len(words)
+        if n < len(longer) and counts[other] >= counts[key] and words in (longer[:n], longer[-n:]):
+            return True
+    return False
 
 
 def _spelling(forms: Counter[str]) -> str:
