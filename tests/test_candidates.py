@@ -152,3 +152,17 @@ def test_an_owner_parentheses_identifiers_and_cut_names_make_no_candidates() -> 
         "Per-Thread Read",
     ):
         assert junk not in found, (junk, found)
+
+
+def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
+    text = (
+        "A major change modifies the rustc-guide. The rustc-guide is always a draft. "
+        "Changes come with a rustc-guide write-up. The free-threaded build is new. "
+        "A free-threaded build needs locks. Every free-threaded build is slower. "
+        "Each deferred-free list is long. A deferred-free list grows. Keep a deferred-free "
+        "list short. The pre-release is out.\n"
+    )
+    found = candidates(text)
+    assert "rustc-guide" in found and "deferred-free list" in found, found
+    # an adjective, a part of a longer candidate said as often, a word said once
+    assert not {"free-threaded", "deferred-free", "write-up", "pre-release"} & set(found), found

@@ -1001,6 +1001,24 @@ def test_a_list_item_without_a_stop_is_a_fact_when_it_reads_as_a_statement() -> 
     # subordinate clause, the run-on and the noun phrase
 
 
+def test_a_lower_case_list_item_of_notes_is_a_fact_unless_it_leans_or_introduces() -> None:
+    doc = parse_document(
+        "# Notes\n\n* Discussion\n"
+        "    * existing triage meeting is too full, that's clear\n"
+        "    * the actual rustc-guide changes themselves can come later\n"
+        "    * may request a mitigation, such as a flag we can turn off\n"
+        "    * would like to review the performance results first\n"
+        "    * we should have some way to add caveats to an approval, like\n"
+        "        * want a flag\n",
+        filename="notes.md",
+    )
+    texts = [s.text for s in fact_sentences(doc)]
+    assert texts == [
+        "existing triage meeting is too full, that's clear.",
+        "the actual rustc-guide changes themselves can come later.",
+    ], texts
+
+
 def test_a_heading_of_rules_names_the_thing_they_govern() -> None:
     doc = parse_document(
         "# Target Tier Policy\n\n## Tier 2 target policy\n\n"

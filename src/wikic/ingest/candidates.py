@@ -67,6 +67,10 @@ _ADJECTIVE_COMPOUND_RE = re.compile(
     re.IGNORECASE,
 )
 MAX_WORDS = 4
+# a lower-case compound the text keeps naming: "rustc-guide", "pre-release" (not "write-up"
+# said once, nor "target-specific", an adjective: `_ADJECTIVE_COMPOUND_RE`)
+_COMPOUND_RE = re.compile(r"(?<![\w`./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w`/-])")
+MIN_COMPOUND_SENTENCES = 3
 # commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
 _SHELL_LANGS = {"sh", "bash", "shell", "console", "zsh", "shell-session"}
 _SHELL_TOOLS = {
@@ -176,6 +180,7 @@ def topic_candidates(
     counts: Counter[str] = Counter()
     weight: dict[str, float] = {}
     spellings: dict[str, Counter[str]] = {}
+    compounds: set[str] = set()
 
     def add(text: str, w: float) -> None:
         key = name_key(text)
@@ -208,11 +213,21 @@ def topic_candidates(
         for n, part in enumerate(_PART_RE.split(s.text)):
             for phrase, subject in _phrases(_tokens(part)):
                 add(phrase, 2.0 if subject and n == 0 else 1.0)
+        for word in dict.fromkeys(_COMPOUND_RE.findall(s.text)):
+            if not word.endswith("ed"):  # "free-threaded", "hard-wrapped": adjectives
+                add(word, 1.0)
+                compounds.add(name_key(word))
     for phrase, _ in _phrases(_tokens(title)):
         if name_key(phrase) in counts:
             weight[name_key(phrase)] += 1.0
-    # a phrase said once is a candidate only as a name, a sentence's subject or a title phrase
-    keep = {k for k in counts if counts[k] >= 2 or weight[k] >= 2.0}
+    # a phrase said once is a candidate only as a name, a sentence's subject or a title phrase;
+    # a lower-case compound word only when said in `MIN_COMPOUND_SENTENCES` sentences
+    keep = {
+        k
+        for k in counts
+        if (counts[k] >= 2 or weight[k] >= 2.0)
+        and (k not in compounds or counts[k] >= MIN_COMPOUND_SENTENCES)
+    }
     score = {k: counts[k] * weight[k] * (1 + 0.25 * (len(k.split()) - 1)) for k in keep}
     ranked = sorted(keep, key=lambda k: (-score[k], k))
     chosen: list[str] = []
@@ -226,6 +241,13 @@ def topic_candidates(
             continue
         if _cut_name(key, keep, counts, spellings):
             continue
+        if key in compounds and any(
+            counts[other] >= 0.7 * counts[key]
+            and _spelling(spellings[key]) in _spelling(spellings[other]).split()
+            for other in keep
+            if other != key
+        ):
+            continue  # "deferred-free" of "deferred-free list"
         chosen.append(key)
         if len(chosen) >= limit:
             break

@@ -94,26 +94,31 @@ _SUBORDINATORS = frozenset({
     "if", "when", "whenever", "while", "although", "though", "because", "since", "unless",
     "until", "once", "before", "after", "as", "whether", "where",
 })  # fmt: skip
-# an item opening so goes on about its parent item or speaks for its writer: not self-contained
+# an item opening so goes on about its parent item or speaks for its writer: not self-contained;
+# one opening with a modal has no subject ("may request a `-Z` flag", "would like to review")
 _LEANS_ON = frozenset({
     "this", "these", "it", "its", "they", "their", "that", "but", "and", "or", "also", "so",
-    "however", "yes", "no", "i",
+    "however", "yes", "no", "i", "may", "might", "would", "could", "should", "can", "will",
+    "must", "shall",
 })  # fmt: skip
+# an item ending so introduces the items under it: "we should have some way to add caveats, like"
+_INTRODUCES = frozenset({"like", "namely", "as"})
 MIN_ITEM_STATEMENT_WORDS = 6
 
 
 def reads_as_statement(text: str) -> bool:
-    """Whether a list item written without a final stop is still a whole statement: a capital
-    start, at least `MIN_ITEM_STATEMENT_WORDS` words, a finite verb (an auxiliary or modal:
-    "Major changes will be discussed before they become a PR"), no end that runs on ("… leads
-    to"), no opening that leans on the parent item or the writer ("It is low-risk …", "But …",
-    "I approve …"), and a main clause after any opening subordinate one ("If a PR is opened
-    without this process" is the lead-in of the items under it). Meeting notes are written so."""
+    """Whether a list item written without a final stop is still a whole statement: at least
+    `MIN_ITEM_STATEMENT_WORDS` words, a finite verb (an auxiliary or modal: "Major changes will
+    be discussed before they become a PR"), no end that runs on ("… leads to", "… like"), no
+    opening that leans on the parent item or the writer ("It is low-risk …", "But …", "I
+    approve …", "may request …"), and a main clause after any opening subordinate one ("If a PR
+    is opened without this process" is the lead-in of the items under it). Meeting notes are
+    written so, often in lower case ("existing triage meeting is too full, that's clear")."""
     words = re.findall(r"[\w'’]+", text)
-    if len(words) < MIN_ITEM_STATEMENT_WORDS or not text[:1].isupper():
+    if len(words) < MIN_ITEM_STATEMENT_WORDS or not text[:1].isalpha():
         return False
     folded = [w.casefold().replace("’", "'") for w in words]
-    if folded[0] in _LEANS_ON or folded[-1] in CONTINUES:
+    if folded[0] in _LEANS_ON or folded[-1] in CONTINUES or folded[-1] in _INTRODUCES:
         return False
     if not any(w in _FINITE_VERBS for w in folded):
         return False
