@@ -67,6 +67,10 @@ _ADJECTIVE_COMPOUND_RE = re.compile(
     re.IGNORECASE,
 )
 MAX_WORDS = 4
+_POSSESSIVE_RE = re.compile(r"['’]s$")
+# what introduces examples: "models like T5, BigBird, Pegasus"
+_EXAMPLES_RE = re.compile(r"\b(?:like|such as|including|e\.g\.)\s", re.IGNORECASE)
+_LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", "etc"})
 # a lower-case compound the text keeps naming: "rustc-guide", "pre-release" (not "write-up"
 # said once, nor "target-specific", an adjective: `_ADJECTIVE_COMPOUND_RE`)
 _COMPOUND_RE = re.compile(r"(?<![\w`./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w`/-])")
@@ -133,11 +137,6 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
     return runs
 
 
-_POSSESSIVE_RE = re.compile(r"['’]s$")
-_EXAMPLES_RE = re.compile(r"\b(?:like|such as|including|e\.g\.)\s", re.IGNORECASE)
-_LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", "etc"})
-
-
 def _only_name(piece: str, runs: list[list[str]]) -> bool:
     """Whether a comma-parted piece is a single name and nothing else ("and Pegasus")."""
     words = [t for t in _tokens(piece) if t.casefold() not in _LIST_WORDS]
@@ -167,7 +166,8 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
                 and VERB_S_RE.fullmatch(toks[k])
                 and (lowered[k - 1] in _STOP or _is_name_word(toks[k - 1]))
             ):
-                continue  # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
+                # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
+                continue
             subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
             found.append((" ".join(toks[k : k + n]), subject))
     return found
@@ -192,11 +192,10 @@ def topic_candidates(
 
     for s in sentences:
         for clause in _CLAUSE_END_RE.split(s.text):
-            # a dash between spaces parts two names: "Implement RFC 2532 – Associated Type
-            # Defaults" names no "Implement RFC 2532 Associated"; so does a comma: "models
-            # like Llama, Gemma, Qwen2" name no "Llama Gemma Qwen2"
-            # names given as examples ("languages like Chinese and Japanese", "T5, BigBird,
-            # Pegasus"): candidates only if the source names them again
+            # a dash between spaces parts two names ("Implement RFC 2532 – Associated Type
+            # Defaults" names no "Implement RFC 2532 Associated"), so do a comma and a
+            # parenthesis; names given as examples ("languages like Chinese and Japanese",
+            # "T5, BigBird, Pegasus") are candidates only if the source names them again
             m = _EXAMPLES_RE.search(clause)
             head, examples = (clause[: m.start()], clause[m.end() :]) if m else (clause, "")
             pieces = _NAME_PART_RE.split(head)
