@@ -41,6 +41,8 @@ FRAGMENTS = [
     ("Example output:", "ends with ':'"),
     ("Refer to the section above for how to use environment variables.", "points elsewhere"),
     ("The table below lists every option of the tool.", "points elsewhere"),
+    ("See ollama/ollama for more details.", "sends the reader to a link"),
+    ("More details here: Accessing Llama 2 from the command-line.", "sends the reader to a link"),
     ("Thanks for reading!", "fewer than 4 words"),
     ("", "empty"),
     ("[[sources/x#^p3]]", "empty"),
@@ -69,6 +71,8 @@ WHOLE = [
     "To force uv to revalidate cached data, run uv pip install --refresh ....",  # args elided
     "Josh revises the policy based on feedback (done, see below) and submits it as an RFC.",
     "Prefill runs above 80 tokens per second on this CPU.",
+    "See the GitHub SSH documentation for more details on how to configure SSH.",
+    "The server logs more details here: at startup and on every request.",
 ]
 
 

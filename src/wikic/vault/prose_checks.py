@@ -219,6 +219,15 @@ _POINTER_RE = re.compile(
     re.IGNORECASE,
 )
 
+# a sentence that only sends the reader to a link: "See ollama/ollama for more details.",
+# "More details here: Accessing Llama 2 from the command-line …" (the address is dropped)
+_SENDS_AWAY_RE = re.compile(
+    r"^(?:see|refer to|read|check out|visit)\b.{0,80}\bfor (?:more|further|full|additional)? ?"
+    r"(?:details|information|info)[.!]?$"
+    r"|^(?:more|further|full|additional) (?:details|information|info)(?: (?:here|at|in))?:",
+    re.IGNORECASE,
+)
+
 
 def fragment_reason(text: str) -> str | None:
     """Why `text` is not a whole, self-contained statement fit to be a fact, or None if it is.
@@ -257,6 +266,8 @@ def fragment_reason(text: str) -> str | None:
         return "a question, not a statement"
     if _POINTER_RE.search(re.sub(r"\([^()]*\)", "", masked)):  # "(see below)" is an aside
         return "points elsewhere in its document ('the section above'), saying nothing itself"
+    if _SENDS_AWAY_RE.search(masked.strip()):
+        return "only sends the reader to a link for details, saying nothing itself"
     # text with 2·N spaces has N words unless it is mostly symbols: count only in short text
     if flat.count(" ") < 2 * MIN_FACT_WORDS and len(_WORD_RE.findall(flat)) < MIN_FACT_WORDS:
         return f"fewer than {MIN_FACT_WORDS} words"
