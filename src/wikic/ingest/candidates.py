@@ -137,9 +137,10 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
     return runs
 
 
-def _only_name(piece: str, runs: list[list[str]]) -> bool:
-    """Whether a comma-parted piece is a single name and nothing else ("and Pegasus")."""
-    words = [t for t in _tokens(piece) if t.casefold() not in _LIST_WORDS]
+def _only_name(toks: list[str], runs: list[list[str]]) -> bool:
+    """Whether a comma-parted piece (its tokens) is a single name and nothing else ("and
+    Pegasus")."""
+    words = [t for t in toks if t.casefold() not in _LIST_WORDS]
     return len(runs) == 1 and words == runs[0]
 
 
@@ -200,9 +201,10 @@ def topic_candidates(
             head, examples = (clause[: m.start()], clause[m.end() :]) if m else (clause, "")
             pieces = _NAME_PART_RE.split(head)
             for n, piece in enumerate(pieces):
+                toks = _tokens(piece)
                 # after a comma a capital is a name's: "Unlike BPE, Unigram removes …"
-                runs = _name_runs(_tokens(piece), opens=n == 0)
-                listed = len(pieces) >= 3 and _only_name(piece, runs)
+                runs = _name_runs(toks, opens=n == 0)
+                listed = len(pieces) >= 3 and _only_name(toks, runs)
                 for run in runs:
                     add(" ".join(run), 1.0 if listed else 3.0)
             for piece in _NAME_PART_RE.split(examples):
@@ -229,6 +231,7 @@ def topic_candidates(
     }
     score = {k: counts[k] * weight[k] * (1 + 0.25 * (len(k.split()) - 1)) for k in keep}
     ranked = sorted(keep, key=lambda k: (-score[k], k))
+    spelled = {k: _spelling(spellings[k]) for k in keep}
     chosen: list[str] = []
     for key in ranked:
         # a part of a longer candidate that is nearly as frequent adds nothing of its own
@@ -238,11 +241,10 @@ def topic_candidates(
             if other != key
         ):
             continue
-        if _cut_name(key, keep, counts, spellings):
+        if _cut_name(key, counts, spelled):
             continue
         if key in compounds and any(
-            counts[other] >= 0.7 * counts[key]
-            and _spelling(spellings[key]) in _spelling(spellings[other]).split()
+            counts[other] >= 0.7 * counts[key] and spelled[key] in spelled[other].split()
             for other in keep
             if other != key
         ):
@@ -250,23 +252,21 @@ def topic_candidates(
         chosen.append(key)
         if len(chosen) >= limit:
             break
-    return [_spelling(spellings[k]) for k in chosen]
+    return [spelled[k] for k in chosen]
 
 
-def _cut_name(
-    key: str, keep: set[str], counts: Counter[str], spellings: dict[str, Counter[str]]
-) -> bool:
-    """Whether a capitalised run is the start or end of a longer name said as often:
-    "Per-Thread Read" of "Per-Thread Read Sequence" (a hard wrap or a cap cut it)."""
-    words = _spelling(spellings[key]).split()
+def _cut_name(key: str, counts: Counter[str], spelled: dict[str, str]) -> bool:
+    """Whether a capitalised run is the start or end of a longer candidate (`spelled`: each
+    kept key's spelling) said as often: "Per-Thread Read" of "Per-Thread Read Sequence" (a hard
+    wrap or a cap cut it)."""
+    words = spelled[key].split()
     if len(words) < 2 or not all(_is_name_word(w) for w in words):
         return False
-    for other in keep:
-        longer = _spelling(spellings[other]).split()
-        n = len(words)
-        if n < len(longer) and counts[other] >= counts[key] and words in (longer[:n], longer[-n:]):
-            return True
-    return False
+    n = len(words)
+    return any(
+        n < len(longer) and counts[other] >= counts[key] and words in (longer[:n], longer[-n:])
+        for other, longer in ((o, s.split()) for o, s in spelled.items())
+    )
 
 
 def _spelling(forms: Counter[str]) -> str:

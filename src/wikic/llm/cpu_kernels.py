@@ -9,10 +9,10 @@ of the chunk's matmuls. Measured with the default model (qwen2.5-coder-0.5b f32,
 scripts/results/bench_prefill-kernels.json (`scripts/bench_prefill.py --kernels`) and
 scripts/results/bench_context-kernels.json (`scripts/bench_context.py`).
 
-`install(model)` (when wikic loads a model, and in `MlxBackend`) wraps the `scaled_dot_product_attention` and `swiglu` that the model's modules
-call. The wrappers compute the scores and the weighted sum with mlx's matmuls and only the
-softmax / SiLU in numpy (in place, split across the cores), for f32 without a quantized cache or
-attention sinks; anything else goes to mlx's own kernel. Every call — prefill chunk, decode step,
+`install(model)` (when wikic loads a model, and in `MlxBackend`) wraps the
+`scaled_dot_product_attention` and `swiglu` that the model's modules call. The wrappers compute
+the scores and the weighted sum with mlx's matmuls and only the softmax / SiLU in numpy (in
+place, split across the cores), for f32 without a quantized cache or attention sinks; anything else goes to mlx's own kernel. Every call — prefill chunk, decode step,
 batched step — takes the same path, so warm == cold and batched == sequential hold as before. A
 boolean mask excludes with float32's minimum as mlx does (a fully masked padding row averages
 instead of turning into NaN). The choice is part of the prefix cache's runtime fingerprint, so
@@ -162,8 +162,9 @@ def _wrap_attention(original: Callable[..., Any]) -> Callable[..., Any]:
                 return original(q, k, v, cache=cache, scale=scale, mask=m)
             return _attend(q, k, v, scale, m)
 
-        if length == 1 and (batch > 1 or mask is not None):  # a decode step of a batch (or of
-            # its last row, still padded): each row exactly as it would be decoded alone
+        # a decode step of a batch (or of its last row, still padded): each row exactly as it
+        # would be decoded alone
+        if length == 1 and (batch > 1 or mask is not None):
             heads, n_keys = queries.shape[1], keys.shape[2]
             starts = [0] * batch if mask is None else _left_padding(mask, batch, n_keys)
             if starts is None or all(heads * (n_keys - s) < MIN_NUMPY_SCORES for s in starts):
