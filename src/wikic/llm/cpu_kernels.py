@@ -12,8 +12,9 @@ scripts/results/bench_context-kernels.json (`scripts/bench_context.py`).
 `install(model)` (when wikic loads a model, and in `MlxBackend`) wraps the
 `scaled_dot_product_attention` and `swiglu` that the model's modules call. The wrappers compute
 the scores and the weighted sum with mlx's matmuls and only the softmax / SiLU in numpy (in
-place, split across the cores), for f32 without a quantized cache or attention sinks; anything else goes to mlx's own kernel. Every call — prefill chunk, decode step,
-batched step — takes the same path, so warm == cold and batched == sequential hold as before. A
+place, split across the cores), for f32 without a quantized cache or attention sinks; anything
+else goes to mlx's own kernel. Every call — prefill chunk, decode step, batched step — takes
+the same path, so warm == cold and batched == sequential hold as before. A
 boolean mask excludes with float32's minimum as mlx does (a fully masked padding row averages
 instead of turning into NaN). The choice is part of the prefix cache's runtime fingerprint, so
 snapshots computed by one path are never restored into the other. On Apple silicon and CUDA
