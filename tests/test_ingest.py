@@ -46,6 +46,36 @@ def test_two_overlapping_sources_match_golden_pages(wiki) -> None:
     assert_matches_golden(wiki.wiki, GOLDEN)
 
 
+def _schemas_asked(backend) -> list[str]:
+    return [c.schema.__name__ for c in backend.history if c.schema is not None]
+
+
+def test_page_summaries_are_facts_by_default_and_the_model_s_when_configured(wiki) -> None:
+    """By default the model writes only the source pages' summaries and checks the shared
+    pages for contradictions; `ingest.page_summary: model` asks it for every page's summary."""
+    backend = two_source_script().backend()
+    run(wiki, backend, all_new=True)
+    asked = _schemas_asked(backend)
+    assert "SummaryOnly" not in asked
+    assert asked.count("SourceSummary") == 2 and "PageUpdate" in asked
+    page = Vault.load(wiki.wiki).pages["concepts/prefix-caching.md"]
+    assert page.props["summary"] in page.body.split("## Facts", 1)[1]  # a fact, verbatim
+
+    config = wiki.root / "wikic.yaml"
+    config.write_text(config.read_text().replace("page_summary: fact", "page_summary: model"))
+    other = make_wiki(wiki.root.parent / "m")
+    shutil.copy(config, other.root / "wikic.yaml")
+    for name in ("kv-cache.md", "sliding-window.md"):
+        shutil.copy(DATA / name, other.raw / name)
+    from wikic.paths import open_paths
+
+    other = open_paths(other.root)
+    assert other.config.ingest.page_summary == "model"
+    backend = two_source_script().backend()
+    run(other, backend, all_new=True)
+    assert "SummaryOnly" in _schemas_asked(backend)
+
+
 def test_shared_entity_is_one_page_with_two_citations_and_a_contradiction(wiki) -> None:
     report = run(wiki, two_source_script().backend(), all_new=True)
     vault = Vault.load(wiki.wiki)
@@ -190,12 +220,29 @@ def test_a_new_page_of_one_fact_opens_with_it_and_costs_no_model_call() -> None:
     target = PageTarget("entities/ollama-host.md", "OLLAMA_HOST", "entity", False)
     plan = None  # a new page's job does not read the plan
 
-    one = _page_job([], plan, target, None, facts[:1])  # type: ignore[arg-type]
+    one = _page_job([], plan, target, None, facts[:1], "model")  # type: ignore[arg-type]
     assert one.request is None
-    summary, _ = _page_result(one, None, target, SourceWrite())
+    summary, _ = _page_result(one, None, target, SourceWrite(), "model")
     assert summary == facts[0].text
-    two = _page_job([], plan, target, None, facts)  # type: ignore[arg-type]
+    two = _page_job([], plan, target, None, facts, "model")  # type: ignore[arg-type]
     assert two.request is not None and "PAGE: OLLAMA_HOST (entity)" in two.request.segments[-1].text
+
+
+def test_by_default_a_new_page_opens_with_its_defining_fact_without_a_model_call() -> None:
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.write import SourceWrite, _page_job, _page_result
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("f-1", "Change the bind address with `OLLAMA_HOST`.", ("[[sources/s#^p1]]",)),
+        Fact("f-2", "`OLLAMA_HOST` is the address Ollama binds to.", ("[[sources/s#^p1]]",)),
+        Fact("f-3", "It defaults to 127.0.0.1:11434.", ("[[sources/s#^p1]]",)),
+    ]
+    target = PageTarget("entities/ollama-host.md", "OLLAMA_HOST", "entity", False)
+    job = _page_job([], None, target, None, facts, "fact")  # type: ignore[arg-type]
+    assert job.request is None
+    summary, pairs = _page_result(job, None, target, SourceWrite(), "fact")
+    assert (summary, pairs) == (facts[1].text, [])  # its subject, then a defining verb
 
 
 def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:
@@ -217,7 +264,7 @@ def test_an_overview_cut_inside_code_falls_back_to_the_defining_fact() -> None:
         ("The concept `_Py_ID` marks singleton strings.", defining_fact("_Py_ID", facts)),
     ):
         reply = Generation("", SummaryOnly(summary=summary), EMPTY_STATS)
-        got, _ = _page_result(_PageJob(None, facts), reply, target, SourceWrite())
+        got, _ = _page_result(_PageJob(None, facts), reply, target, SourceWrite(), "model")
         assert got == (expected or summary)  # the first is cut inside a code span
 
 
@@ -233,11 +280,42 @@ def test_an_overview_that_is_a_table_row_gives_way_to_prose_from_a_later_source(
     target = PageTarget("concepts/threads.md", "--threads", "concept", True)
     page = Page("concepts/threads.md", {"title": "--threads", "summary": row}, "")
     job = _PageJob(page, fresh, fresh=fresh, old_facts=old)
-    summary, _ = _page_result(job, None, target, SourceWrite())  # the model gave nothing
-    assert summary == fresh[0].text
+    for mode in ("model", "fact"):
+        summary, _ = _page_result(job, None, target, SourceWrite(), mode)  # the model gave nothing
+        assert summary == fresh[0].text
     kept = _PageJob(replace(page, props={"summary": "Threads run the model."}), fresh)
     kept.fresh, kept.old_facts = fresh, old
-    assert _page_result(kept, None, target, SourceWrite())[0] is None  # prose stays
+    assert _page_result(kept, None, target, SourceWrite(), "model")[0] is None  # prose stays
+
+
+def test_by_default_an_updated_page_is_checked_for_contradictions_and_keeps_a_better_lead() -> None:
+    """A page met in passing gets the fact of a later source that defines it; one that opens
+    with its definition keeps it; the model's call asks only for contradictions."""
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.write import SourceWrite, _page_job, _page_result
+    from wikic.vault.pages import Page
+    from wikic.vault.topic_page import Fact
+
+    passing = "Ollama can also be run in Docker."
+    page = Page(
+        "entities/ollama.md",
+        {"title": "Ollama", "summary": passing},
+        f"# Ollama\n\n{passing}\n\n## Facts\n\n- {passing} [[sources/a#^p1]] ^f-aaaaaa\n",
+    )
+    fresh = [
+        Fact("f-bbbbbb", "Ollama is a tool to run language models locally.", ("[[sources/b#^p2]]",))
+    ]
+    target = PageTarget("entities/ollama.md", "Ollama", "entity", True)
+    plan = type("Plan", (), {"source_page": "sources/b.md"})()
+    job = _page_job([], plan, target, page, fresh, "fact")  # type: ignore[arg-type]
+    assert job.request is not None and job.request.schema is not None
+    assert set(job.request.schema.model_fields) == {"contradictions"}
+    assert "Current summary" not in job.request.segments[-1].text
+    summary, _ = _page_result(job, None, target, SourceWrite(), "fact")
+    assert summary == fresh[0].text
+    defined = replace(page, props={"title": "Ollama", "summary": fresh[0].text})
+    again = _page_job([], plan, target, defined, [Fact("f-c", passing, ("x",))], "fact")  # type: ignore[arg-type]
+    assert _page_result(again, None, target, SourceWrite(), "fact")[0] is None  # kept
 
 
 UNRELATED = {

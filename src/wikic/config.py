@@ -19,6 +19,7 @@ from wikic.errors import ConfigError
 CONFIG_NAME = "wikic.yaml"
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 RoleName = Literal["extract", "write", "query", "lint"]
+PageSummary = Literal["fact", "model"]
 
 
 class _Section(BaseModel):
@@ -65,6 +66,10 @@ class IngestConfig(_Section):
     max_claims_per_section: int = Field(8, ge=0)
     max_pages_per_source: int = Field(15, ge=0)
     summary_max_chars: int = Field(600, ge=80)
+    # fact: a topic page opens with the fact that best says what its subject is (verbatim, no
+    # model call); model: the model writes one or two sentences from the page's facts (for
+    # larger models; see ingest.write)
+    page_summary: PageSummary = "fact"
 
 
 class QueryConfig(_Section):

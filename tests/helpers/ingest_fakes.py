@@ -85,7 +85,12 @@ class IngestScript:
                 )
                 if new_id and old_id:
                     pairs.append({"new": new_id, "old": old_id, "why": why})
-            return {"summary": "", "contradictions": pairs}
+            fields = call.schema.model_json_schema()["properties"]
+            return (
+                {"summary": "", "contradictions": pairs}
+                if "summary" in fields
+                else {"contradictions": pairs}
+            )
         if name == "SourceSummary":
             title = _line(r"^SOURCE: (.*)$", prompt)
             return {"summary": self.summaries.get(title, f"A source about {title}.")}

@@ -333,6 +333,7 @@ def _write_all(
                     agents_md=agents_md,
                     today=today,
                     summary_chars=cfg.summary_max_chars,
+                    page_summary=cfg.page_summary,
                 )
             except WikicError as exc:
                 _fail(item.outcome, exc, emit, item.index, n)

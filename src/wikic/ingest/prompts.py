@@ -75,6 +75,13 @@ UPDATE_PAGE_TASK = (
 )
 
 
+CONTRADICTION_TASK = (
+    "TASK: compare new facts from a source with the facts already on a wiki page. Reply with "
+    'JSON: "contradictions": pairs where a new fact and a fact already on the page cannot both '
+    'be true ("new": its id, "old": its id, "why": a short reason); usually there are none.\n\n'
+)
+
+
 def new_page_task(title: str, page_type: str, facts: Sequence[tuple[str, str]]) -> list[Segment]:
     """The fixed instructions (a prefix shared by every page call), then this page's facts."""
     listed = "\n".join(f"- {fid}: {text}" for fid, text in facts)
@@ -94,5 +101,19 @@ def update_page_task(
         user(
             f"PAGE: {title}\nCurrent summary: {old_summary or '(none)'}\n"
             f"Facts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
+        ),
+    ]
+
+
+def contradiction_task(
+    title: str, old_facts: Sequence[tuple[str, str]], new_facts: Sequence[tuple[str, str]]
+) -> list[Segment]:
+    """The contradiction check of a page that code opens with its lead fact (no summary)."""
+    old = "\n".join(f"- {fid}: {text}" for fid, text in old_facts) or "(none)"
+    new = "\n".join(f"- {fid}: {text}" for fid, text in new_facts)
+    return [
+        user(CONTRADICTION_TASK),
+        user(
+            f"PAGE: {title}\nFacts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
         ),
     ]

@@ -78,8 +78,11 @@ def source_summary_model(summary_chars: int) -> type[BaseModel]:
     )
 
 
-def page_update_model(new_ids: Sequence[str], old_ids: Sequence[str]) -> type[BaseModel]:
-    """Revise an existing page: maybe a new summary, and contradictions new-vs-old."""
+def page_update_model(
+    new_ids: Sequence[str], old_ids: Sequence[str], *, summary: bool = True
+) -> type[BaseModel]:
+    """Revise an existing page: contradictions new-vs-old, and with `summary` maybe a new
+    summary ("" keeps the current one)."""
     pair = create_model(
         "Contradiction",
         __config__=STRICT,
@@ -87,10 +90,13 @@ def page_update_model(new_ids: Sequence[str], old_ids: Sequence[str]) -> type[Ba
         old=(_id_type(old_ids), ...),
         why=(str, Field(min_length=3, max_length=REASON_CHARS)),
     )
+    fields: dict[str, Any] = {}
+    if summary:
+        fields["summary"] = (str, Field(max_length=PAGE_SUMMARY_CHARS))
     return create_model(
         "PageUpdate",
         __config__=STRICT,
-        summary=(str, Field(max_length=PAGE_SUMMARY_CHARS)),
+        **fields,
         contradictions=(
             list[pair],
             Field(max_length=CONTRADICTIONS_MAX if new_ids and old_ids else 0),

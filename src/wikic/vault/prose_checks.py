@@ -74,6 +74,7 @@ INSTRUCTION_TEXTS = (
     "a revised summary (one or two sentences) if the new facts add something important, otherwise",
     "pairs where a new fact and a fact already on the page cannot both be true",
     "usually there are none",
+    "compare new facts from a source with the facts already on a wiki page",
     "PAGES ALREADY IN THE WIKI:",
     "the wiki has no pages yet",
     "consolidate these episodes into the wiki",
