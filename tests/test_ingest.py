@@ -313,9 +313,15 @@ def test_by_default_an_updated_page_is_checked_for_contradictions_and_keeps_a_be
     assert "Current summary" not in job.request.segments[-1].text
     summary, _ = _page_result(job, None, target, SourceWrite(), "fact")
     assert summary == fresh[0].text
-    defined = replace(page, props={"title": "Ollama", "summary": fresh[0].text})
-    again = _page_job([], plan, target, defined, [Fact("f-c", passing, ("x",))], "fact")  # type: ignore[arg-type]
+    body = page.body + f"- {fresh[0].text} [[sources/b#^p2]] ^f-bbbbbb\n"
+    defined = replace(page, props={"title": "Ollama", "summary": fresh[0].text}, body=body)
+    later = [Fact("f-c", "Ollama can also be run in Podman.", ("x",))]
+    again = _page_job([], plan, target, defined, later, "fact")  # type: ignore[arg-type]
     assert _page_result(again, None, target, SourceWrite(), "fact")[0] is None  # kept
+    # a lead that is no longer a fact of the page (its source changed) gives way
+    gone = replace(defined, body=page.body)
+    again = _page_job([], plan, target, gone, later, "fact")  # type: ignore[arg-type]
+    assert _page_result(again, None, target, SourceWrite(), "fact")[0] == passing
 
 
 UNRELATED = {

@@ -132,6 +132,10 @@ def _opens_with(title: str, head: str) -> bool:
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
 
 
+def _plain(text: str) -> str:
+    return " ".join(text.replace("`", "").split()).casefold()
+
+
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
     """A code block of the source, verbatim in a fence, followed by its citation; None for
     code too long to be an example."""
@@ -316,6 +320,7 @@ class _PageJob:
     request: Request | None = None
     fresh: list[Fact] = field(default_factory=list)
     old_facts: list[Fact] = field(default_factory=list)
+    on_page: list[Fact] = field(default_factory=list)  # every fact the page has now
     new_labels: dict[str, Fact] = field(default_factory=dict)
     old_labels: dict[str, Fact] = field(default_factory=dict)
 
@@ -340,7 +345,7 @@ def _page_job(
         )
         return job
     source_name = plan.source_page.removesuffix(".md").casefold()
-    on_page = parse_facts(split_body(existing.body))
+    on_page = job.on_page = parse_facts(split_body(existing.body))
     job.old_facts = [
         f
         for f in on_page
@@ -413,7 +418,7 @@ def _page_result(
         out.contradictions.append((target.path, by_id[new_id].text, by_id[old_id].text, why))
     found = [(n, o, why) for (n, o), why in pairs.items()]
     if page_summary == "fact":
-        return _better_lead(target.title, job.existing, [*job.old_facts, *job.fresh]), found
+        return _better_lead(target.title, job.existing, [*job.on_page, *job.fresh]), found
     summary = clean_prose(getattr(value, "summary", ""))
     reference = " ".join(
         [
@@ -438,13 +443,15 @@ def _page_result(
 
 
 def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | None:
-    """A fact that replaces the page's summary, or None to keep it. A lead stays unless it
-    fails as one (it does not name the subject, refers back, is no sentence or a table row)
-    and a fact now says what the subject is: a page first met in passing gets the source that
-    defines it, and a page does not change its opening with every source."""
+    """A fact of the page (`facts`: all it will have) that replaces its summary, or None to keep
+    it. A lead stays unless it is no longer a fact of the page (its source changed; or a model
+    wrote it, `page_summary: model`) or fails as one (it does not name the subject, refers
+    back, is no sentence or a table row) and a fact now says what the subject is: a page first
+    met in passing gets the source that defines it, and a page does not change its opening with
+    every source."""
     current = str(existing.props.get("summary") or "")
     best = defining_fact(title, facts)
-    if not current:
+    if not current or _plain(current) not in {_plain(f.text) for f in facts}:
         return best
     subject, weak, _, row, _, names = lead_rank(title, current)
     b_subject, b_weak, _, b_row, _, _ = lead_rank(title, best)
