@@ -288,6 +288,19 @@ def test_an_overview_that_is_a_table_row_gives_way_to_prose_from_a_later_source(
     assert _page_result(kept, None, target, SourceWrite(), "model")[0] is None  # prose stays
 
 
+def test_the_lead_names_its_subject_as_a_kind_of_thing_when_a_fact_does() -> None:
+    from wikic.ingest.write import defining_fact
+    from wikic.vault.topic_page import Fact
+
+    facts = [
+        Fact("f-1", "uv is backed by Astral, the creators of Ruff.", ("x",)),
+        Fact("f-2", "uv is an extremely fast Python package resolver and installer.", ("x",)),
+        Fact("f-3", "Install uv with pip.", ("x",)),
+    ]
+    assert defining_fact("uv", facts) == facts[1].text
+    assert defining_fact("uv", [facts[0], facts[2]]) == facts[0].text  # its subject, no kind
+
+
 def test_by_default_an_updated_page_is_checked_for_contradictions_and_keeps_a_better_lead() -> None:
     """A page met in passing gets the fact of a later source that defines it; one that opens
     with its definition keeps it; the model's call asks only for contradictions."""

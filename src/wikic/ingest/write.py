@@ -95,12 +95,15 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     return cut[: ends[-1]].strip() if ends else ""
 
 
+# "is a …", "is an extremely fast …", "are the …": the subject named as a kind of thing
+_KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
 _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
 
 
 def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
-    "QSBR is …": the title within the first words, then a defining verb), else one that names
+    "QSBR is …": the title within the first words, then a defining verb; best when it names a
+    kind of thing, "uv is an extremely fast Python package resolver …"), else one that names
     it and defines something, else prose before a table row, one that opens like a sentence,
     else the first. A fact that refers back ("This functionality is …") defines nothing, and
     a gerund opening is no subject ("Trimming a KV cache is …")."""
@@ -108,15 +111,16 @@ def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     return min(facts, key=lambda f: lead_rank(title, f.text)).text
 
 
-def lead_rank(title: str, text: str) -> tuple[int, bool, int, bool, int, int]:
+def lead_rank(title: str, text: str) -> tuple[int, bool, bool, int, bool, int, int]:
     """How well `text` opens a page on `title` (lower is better; see `defining_fact`)."""
     names = grounding.mentions([title], text)
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
+    kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
     row = table_row_reason(text) is not None
     opens = starts_sentence(text)
     weak = refers_back(text) or not opens
-    return (-subject, weak, -(names and bool(verb)), row, -opens, -names)
+    return (-subject, weak, not kind, -(names and bool(verb)), row, -opens, -names)
 
 
 def _opens_with(title: str, head: str) -> bool:
@@ -453,8 +457,8 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
     best = defining_fact(title, facts)
     if not current or _plain(current) not in {_plain(f.text) for f in facts}:
         return best
-    subject, weak, _, row, _, names = lead_rank(title, current)
-    b_subject, b_weak, _, b_row, _, _ = lead_rank(title, best)
+    subject, weak, _, _, row, _, names = lead_rank(title, current)
+    b_subject, b_weak, _, _, b_row, _, _ = lead_rank(title, best)
     if b_row or best == current:
         return None
     if row or not names:
