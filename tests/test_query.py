@@ -1014,3 +1014,85 @@ def test_an_excerpt_brings_the_sentence_a_kept_one_refers_back_to() -> None:
     quote = excerpt(text, question, 60, lambda s: len(s.split()) + 5, relevant_only=True)
     assert quote.startswith("`rustc` has support") and "so it uses this flag" in quote
     assert "rustc_codegen_ssa" not in quote
+
+
+# -- a quoted fact in its paragraph ---------------------------------------------------------------
+
+LIMIT_PARA = (
+    "To reduce memory contention, the advance of `wr_seq` is sometimes deferred. Once the "
+    "deferral count reaches QSBR_DEFERRED_LIMIT, currently 10, the thread advances `wr_seq`."
+)
+LIMIT_FACT = (
+    "Once the deferral count reaches QSBR_DEFERRED_LIMIT, currently 10, the thread advances "
+    "`wr_seq`."
+)
+
+
+def _fact(n: int, text: str, para: str, block: str = "p20") -> Evidence:
+    return Evidence(
+        "entities/limit.md",
+        "QSBR_DEFERRED_LIMIT (entity)",
+        "fact",
+        text,
+        f"entities/limit#^f-{n}",
+        1.0 / n,
+        ordinal=n,
+        holds=f"sources/qsbr#^{block}",
+        context=para,
+    )
+
+
+def test_a_quoted_fact_is_quoted_as_its_source_paragraph_cited_to_both() -> None:
+    question = "What is QSBR_DEFERRED_LIMIT set to, and why is the advance deferred?"
+    packed = pack([_fact(1, LIMIT_FACT, LIMIT_PARA)], words(question), 400, words)
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    got = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert got.answer == (
+        LIMIT_PARA.removesuffix(".") + " [[entities/limit#^f-1]] [[sources/qsbr#^p20]]."
+    )
+    assert [s.evidence.link for s in got.sentences[0].cited] == [
+        "entities/limit#^f-1",
+        "sources/qsbr#^p20",
+    ]
+
+
+def test_a_fact_stays_itself_when_its_paragraph_adds_nothing_or_is_quoted_already() -> None:
+    from wikic.query.quote import in_context
+
+    alone = _fact(1, LIMIT_FACT, LIMIT_FACT)  # the paragraph is the fact
+    elsewhere = _fact(2, LIMIT_FACT, "A paragraph about something else entirely, at length.")
+    for unit in (alone, elsewhere):
+        shown = Shown(1, unit, unit.text, words(unit.text))
+        assert in_context([shown], words) == [(shown, None)]
+    para = Evidence(
+        "sources/qsbr.md", "QSBR (source)", "para", LIMIT_PARA, "sources/qsbr#^p20", 0.5
+    )
+    fact = Shown(1, _fact(1, LIMIT_FACT, LIMIT_PARA), LIMIT_FACT, words(LIMIT_FACT))
+    quoted = Shown(2, para, LIMIT_PARA, words(LIMIT_PARA))
+    assert in_context([fact, quoted], words) == [(fact, None), (quoted, None)]  # cited already
+    other = "To reduce memory contention, the advance of `wr_seq` is sometimes deferred."
+    second = Shown(3, _fact(3, other, LIMIT_PARA), other, words(other))
+    assert [u.evidence.link for u, _ in in_context([fact, second], words)] == [
+        "sources/qsbr#^p20"
+    ]  # two facts of one paragraph: it is quoted once
+
+
+def test_an_answer_is_checked_on_its_facts_not_on_their_paragraphs() -> None:
+    """A number only the paragraph's other sentence states does not answer an amount question:
+    the checks read what the selection quoted before it is shown in its paragraph."""
+    para = "The cache was rebuilt in 2019. Snapshots are persisted on disk."
+    fact = "Snapshots are persisted on disk."
+    question = "How many snapshots are persisted on disk?"
+    packed = pack([_fact(1, fact, para)], words(question), 400, words)
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    got = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert got.answer == DECLINED
+
+
+def test_a_fact_is_retrieved_with_the_text_of_the_paragraph_it_cites(wiki) -> None:
+    with open_store(wiki) as store:
+        found = retrieve(store, QUESTION).evidence
+    fact = next(e for e in found if e.link == "concepts/prefix-cache#^f-bbb222")
+    assert fact.holds == "sources/paper#^p3"
+    assert fact.context == "Snapshots are persisted on disk with a checksum and a file lock."
+    assert all(e.context is None for e in found if e.kind != "fact")

@@ -32,7 +32,11 @@ WRITTEN = (  # answer_style: write, citing the paragraph and the fact
     "Snapshots are persisted on disk with a checksum "
     "[[sources/paper#^p3]] [[concepts/prefix-cache#^f-bbb222]]."
 )
-QUOTED = "Snapshots are persisted on disk [[concepts/prefix-cache#^f-bbb222]]."  # the default
+# the default style: the fact quoted as its source paragraph, which says more, cited to both
+QUOTED = (
+    "Snapshots are persisted on disk with a checksum and a file lock "
+    "[[concepts/prefix-cache#^f-bbb222]] [[sources/paper#^p3]]."
+)
 
 
 @pytest.fixture
@@ -97,7 +101,10 @@ def test_saving_the_same_question_updates_its_page(wiki) -> None:
     first = answer_question(wiki, QUESTION, backend=FakeBackend(ANSWER))
     save_answer(wiki, first)
     second = answer_question(
-        wiki, f"  {QUESTION} ", backend=FakeBackend(citing("-", "persisted on disk."))
+        wiki,
+        f"  {QUESTION} ",
+        backend=FakeBackend(citing("Snapshots are persisted on disk.", "persisted on disk.")),
+        style="write",
     )
     saved = save_answer(wiki, second)
     assert not saved.created and saved.path == "analyses/where-are-snapshots-persisted.md"
@@ -192,7 +199,10 @@ def test_cli_json_shape(wiki, fake) -> None:
     assert {"answer", "citations", "pages", "stats", "sentences", "declined", "saved"} <= set(data)
     assert {"prompt_tokens", "cached_tokens", "ttft_s", "total_s"} <= set(data["stats"])
     assert data["answer"] == QUOTED and data["removed_citations"] == []
-    assert {c["page"] for c in data["citations"]} == {"concepts/prefix-cache.md"}
+    assert {c["page"] for c in data["citations"]} == {
+        "concepts/prefix-cache.md",
+        "sources/paper.md",
+    }
     assert data["pages"][0].keys() >= {"path", "title", "reason", "units", "tokens"}
     assert data["saved"] is None and data["declined"] is False
     again = json.loads(run(wiki, QUESTION, "--format", "json").stdout)

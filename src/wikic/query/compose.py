@@ -30,7 +30,7 @@ from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, Te
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
 from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in
-from wikic.query.quote import QUOTE_TASK, quote_model, quote_text, select
+from wikic.query.quote import QUOTE_TASK, in_context, quote_model, quote_text, select
 from wikic.query.support import (
     best_support,
     exact_terms,
@@ -227,6 +227,7 @@ def compose(
     )
     ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
     value: Any = gen.value
+    picked: list[Shown] = []
     if style == "quote":
         picked = select(packed, question, getattr(value, "ids", []), backend.count_tokens)
         sentences = tuple(quoted(u, question, backend) for u in picked)
@@ -254,6 +255,9 @@ def compose(
             declined = "no cited fact states the amount for " + _quoted_terms(owners)
         elif unmet := unmet_conditions(question, [u for x in sentences for u in x.cited]):
             declined = "no cited fact says it for " + _quoted_terms(unmet)
+    if style == "quote" and not declined:
+        whole = in_context(picked, backend.count_tokens)
+        sentences = tuple(quoted(u, question, backend, fact) for u, fact in whole)
     answer = decline_text if declined else joined(sentences)
     return Composed(
         answer,
@@ -292,9 +296,12 @@ def joined(sentences: Sequence[Sentence]) -> str:
     return "".join(parts)
 
 
-def quoted(unit: Shown, question: str, backend: Backend) -> Sentence:
+def quoted(unit: Shown, question: str, backend: Backend, fact: Shown | None = None) -> Sentence:
+    """What the answer quotes of `unit`, cited to it (and to the `fact` it stands for: a fact
+    quoted as its source paragraph, `quote.in_context`)."""
     text = quote_text(unit, question, backend.count_tokens)
-    return Sentence(text, (unit,), _attach(text, [unit]))
+    cited = (fact, unit) if fact is not None else (unit,)
+    return Sentence(text, cited, _attach(text, cited))
 
 
 def _headings(packed: Packed) -> list[str]:

@@ -41,6 +41,7 @@ class Evidence:
     section: str = ""
     reason: str = "search"  # search: matched the question; link: one hop from a top page
     holds: str | None = None  # a fact's source citation (the paragraph it was copied from)
+    context: str | None = None  # a fact's: that paragraph's text
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,38 @@ def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
     )
 
 
+def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown, Shown | None]]:
+    """`quotes` as (what to quote, the fact it stands for or None): a quoted fact as the source
+    paragraph it was copied from, cited to the fact and that paragraph, when the paragraph says
+    more: the fact says what the question asks about, its
+    neighbours often the rest ("Once the deferral count reaches a limit (QSBR_DEFERRED_LIMIT,
+    currently 10) …" comes after "To reduce memory contention …, its advancement is sometimes
+    deferred.", the cost a question asks for). A paragraph another quote already cites keeps
+    the fact as it is; two facts of one paragraph quote it once. A long paragraph is quoted by
+    its sentences about the question (`quote_text`). The answer is checked (declines) on the
+    facts, before this: a paragraph's other sentences answer nothing on their own."""
+    cited = {q.evidence.link for q in quotes if q.evidence.kind != "fact"}
+    out: list[tuple[Shown, Shown | None]] = []
+    for unit in quotes:
+        e, context = unit.evidence, unit.evidence.context or ""
+        whole = (
+            e.kind == "fact"
+            and context
+            and e.holds
+            and e.holds not in cited
+            and len(words(context)) > len(words(e.text)) + 2  # not the fact alone
+            and " ".join(words(e.text)) in " ".join(words(context))  # the fact is in it
+        )
+        if not whole:
+            out.append((unit, None))
+            continue
+        if any(q.evidence.link == e.holds for q, _ in out):
+            continue  # its paragraph is quoted already
+        para = replace(e, kind="para", text=context, link=e.holds, holds=None, context=None)
+        out.append((replace(unit, evidence=para, text=context, tokens=count(context)), unit))
+    return out
+
+
 KEY_TERM_WEIGHT = 2.0  # a number, name or code token of the question held: worth two rare words
 PARAGRAPH_WEIGHT = 0.95  # a fact says the same in fewer words: it wins a tie
 PASSAGE_BONUS = 3.0  # a unit of a passage already quoted (see `select`)

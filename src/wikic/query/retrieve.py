@@ -49,6 +49,7 @@ def _evidence(hit: PassageHit, hop: bool) -> Evidence:
         section=hit.section,
         reason="link" if hop else "search",
         holds=hit.cite,
+        context=hit.context if hit.kind == "fact" else None,
     )
 
 

@@ -268,6 +268,7 @@ class PassageHit:
     cite: str | None
     section: str
     score: float
+    context: str | None = None  # a fact's: the text of the source paragraph it was copied from
 
 
 def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
@@ -285,6 +286,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         f"""
         SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
                s.section, src.section,
+               (SELECT sf.text FROM passages_fts sf WHERE sf.rowid = src.id),
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
         LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
@@ -297,21 +299,26 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         """,
         (expr, limit),
     ).fetchall()
-    return [
-        PassageHit(
-            path,
-            title,
-            page_type,
-            kind,
-            ordinal,
-            block,
-            text,
-            cite,
-            _released(own, cited),
-            float(score),
+    hits = []
+    for row in rows:
+        path, title, page_type, kind, ordinal, block, text, cite, own, cited, context, score = row
+        section = _released(own, cited)
+        hits.append(
+            PassageHit(
+                path,
+                title,
+                page_type,
+                kind,
+                ordinal,
+                block,
+                text,
+                cite,
+                section,
+                float(score),
+                context,
+            )
         )
-        for path, title, page_type, kind, ordinal, block, text, cite, own, cited, score in rows
-    ]
+    return hits
 
 
 def _released(own: str, cited: str | None) -> str:
