@@ -84,8 +84,7 @@ CONTRADICTION_TASK = (
 
 def new_page_task(title: str, page_type: str, facts: Sequence[tuple[str, str]]) -> list[Segment]:
     """The fixed instructions (a prefix shared by every page call), then this page's facts."""
-    listed = "\n".join(f"- {fid}: {text}" for fid, text in facts)
-    return [user(NEW_PAGE_TASK), user(f"PAGE: {title} ({page_type})\nFacts:\n{listed}\n")]
+    return [user(NEW_PAGE_TASK), user(f"PAGE: {title} ({page_type})\nFacts:\n{_listed(facts)}\n")]
 
 
 def update_page_task(
@@ -94,26 +93,29 @@ def update_page_task(
     old_facts: Sequence[tuple[str, str]],
     new_facts: Sequence[tuple[str, str]],
 ) -> list[Segment]:
-    old = "\n".join(f"- {fid}: {text}" for fid, text in old_facts) or "(none)"
-    new = "\n".join(f"- {fid}: {text}" for fid, text in new_facts)
-    return [
-        user(UPDATE_PAGE_TASK),
-        user(
-            f"PAGE: {title}\nCurrent summary: {old_summary or '(none)'}\n"
-            f"Facts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
-        ),
-    ]
+    return [user(UPDATE_PAGE_TASK), _compared(title, old_facts, new_facts, old_summary)]
 
 
 def contradiction_task(
     title: str, old_facts: Sequence[tuple[str, str]], new_facts: Sequence[tuple[str, str]]
 ) -> list[Segment]:
     """The contradiction check of a page that code opens with its lead fact (no summary)."""
-    old = "\n".join(f"- {fid}: {text}" for fid, text in old_facts) or "(none)"
-    new = "\n".join(f"- {fid}: {text}" for fid, text in new_facts)
-    return [
-        user(CONTRADICTION_TASK),
-        user(
-            f"PAGE: {title}\nFacts already on the page:\n{old}\nNew facts from this source:\n{new}\n"
-        ),
-    ]
+    return [user(CONTRADICTION_TASK), _compared(title, old_facts, new_facts)]
+
+
+def _listed(facts: Sequence[tuple[str, str]]) -> str:
+    return "\n".join(f"- {fid}: {text}" for fid, text in facts)
+
+
+def _compared(
+    title: str,
+    old_facts: Sequence[tuple[str, str]],
+    new_facts: Sequence[tuple[str, str]],
+    summary: str | None = None,
+) -> Segment:
+    """A page's facts and a source's new ones, after its current summary when one is asked."""
+    current = "" if summary is None else f"Current summary: {summary or '(none)'}\n"
+    return user(
+        f"PAGE: {title}\n{current}Facts already on the page:\n{_listed(old_facts) or '(none)'}\n"
+        f"New facts from this source:\n{_listed(new_facts)}\n"
+    )
