@@ -3,6 +3,7 @@ rendered from ids, inference marks, and declining."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -1096,3 +1097,49 @@ def test_a_fact_is_retrieved_with_the_text_of_the_paragraph_it_cites(wiki) -> No
     assert fact.holds == "sources/paper#^p3"
     assert fact.context == "Snapshots are persisted on disk with a checksum and a file lock."
     assert all(e.context is None for e in found if e.kind != "fact")
+
+
+INTERN_SOURCE = (
+    "---\ntype: source\ntitle: Interning\n---\n\n# Interning\n\n## Text\n\n### Static strings\n\n"
+    "Singletons live in static arrays. ^p1\n\n### Dynamic strings\n\n"
+    "When interned, dynamic strings are added to an interpreter-wide dict. ^p2\n\n"
+    "The key and value of each entry in this dict reference the same object. ^p3\n"
+)
+INTERN_PAGE = (
+    "---\ntype: concept\ntitle: Interned strings\nsummary: x\n---\n\n# Interned strings\n\n"
+    "## Facts\n\n"
+    "- The key and value of each entry in this dict reference the same object. "
+    "[[sources/intern#^p3]] ^f-ddd444\n"
+    "- When interned, dynamic strings are added to an interpreter-wide dict. "
+    "[[sources/intern#^p2]] ^f-eee555\n"
+)
+
+
+def test_a_fact_that_refers_back_brings_the_block_before_it_in_its_section(wiki) -> None:
+    """ "… in this dict …" opens its paragraph: the dict is named in the one before, which is
+    quoted first with its own link; a fact whose paragraph opens its section brings nothing."""
+    from wikic.query.quote import in_context
+
+    commit_pages(
+        wiki,
+        {"wiki/sources/intern.md": INTERN_SOURCE, "wiki/concepts/interned.md": INTERN_PAGE},
+    )
+    with open_store(wiki) as store:
+        found = retrieve(store, "What do the key and value of an interned dict entry reference?")
+    by_link = {e.link: e for e in found.evidence}
+    refers = by_link["concepts/interned#^f-ddd444"]
+    assert refers.before == (
+        "sources/intern#^p2",
+        "When interned, dynamic strings are added to an interpreter-wide dict.",
+    )
+    assert by_link["concepts/interned#^f-eee555"].before is None  # p1 is another section's
+    shown = Shown(1, refers, refers.text, words(refers.text))
+    (before, none), (fact, none_too) = in_context([shown], words)
+    assert (before.evidence.link, none, fact, none_too) == ("sources/intern#^p2", None, shown, None)
+    assert before.text.startswith("When interned")
+    # the antecedent already quoted, or a fact that refers back only later on: nothing added
+    quoted_p2 = Shown(2, replace(refers, kind="para", link="sources/intern#^p2"), "x", 1)
+    assert [u for u, _ in in_context([quoted_p2, shown], words)] == [quoted_p2, shown]
+    later = replace(refers, text="Entries map keys. Values in this dict are the keys.")
+    plain = Shown(1, later, later.text, words(later.text))
+    assert in_context([plain], words) == [(plain, None)]

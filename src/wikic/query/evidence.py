@@ -19,7 +19,7 @@ UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the q
 MIN_UNIT_TOKENS = 12  # a cut shorter than this is not worth its tokens
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
 # "this flag", "these values", "It …": a sentence about what the one before it names
-_REFERS_BACK_RE = re.compile(r"^(?:It|They|This|These)\b|\b(?:this|these|such) [a-z]{3,}\b")
+REFERS_BACK_RE = re.compile(r"^(?:It|They|This|These)\b|\b(?:this|these|such) [a-z]{3,}\b")
 _WORD_RE = re.compile(r"[^\W_]+")
 # blocks of a source in their order: a list, code block or table after its lead-in
 KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "item": 2, "code": 2, "table": 2}
@@ -42,6 +42,7 @@ class Evidence:
     reason: str = "search"  # search: matched the question; link: one hop from a top page
     holds: str | None = None  # a fact's source citation (the paragraph it was copied from)
     context: str | None = None  # a fact's: that paragraph's text
+    before: tuple[str, str] | None = None  # … and the source block before it: (link, text)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def excerpt(
     order: list[int] = []
     for i in ranked:
         order.append(i)
-        if i > 0 and _REFERS_BACK_RE.search(sentences[i]):
+        if i > 0 and REFERS_BACK_RE.search(sentences[i]):
             order.append(i - 1)
     order = list(dict.fromkeys(order))
     kept: list[int] = []

@@ -25,6 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.query.evidence import (
+    REFERS_BACK_RE,
+    Evidence,
     Packed,
     Shown,
     TokenCounter,
@@ -93,28 +95,54 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
     currently 10) …" comes after "To reduce memory contention …, its advancement is sometimes
     deferred.", the cost a question asks for). A paragraph another quote already cites keeps
     the fact as it is; two facts of one paragraph quote it once. A long paragraph is quoted by
-    its sentences about the question (`quote_text`). The answer is checked (declines) on the
-    facts, before this: a paragraph's other sentences answer nothing on their own."""
+    its sentences about the question (`quote_text`). A fact that opens its paragraph referring
+    back brings the source block before it (`_antecedent`). The answer is checked (declines)
+    on the facts, before this: a paragraph's other sentences answer nothing on their own."""
     cited = {q.evidence.link for q in quotes if q.evidence.kind != "fact"}
     out: list[tuple[Shown, Shown | None]] = []
     for unit in quotes:
-        e, context = unit.evidence, unit.evidence.context or ""
+        e, context, holds = unit.evidence, unit.evidence.context or "", unit.evidence.holds or ""
+        taken = cited | {q.evidence.link for q, _ in out}
         whole = (
             e.kind == "fact"
             and context
-            and e.holds
-            and e.holds not in cited
+            and holds not in cited
             and len(words(context)) > len(words(e.text)) + 2  # not the fact alone
             and " ".join(words(e.text)) in " ".join(words(context))  # the fact is in it
         )
+        if whole and holds in taken:
+            continue  # its paragraph is quoted already
+        antecedent = _antecedent(e, context, taken, count)
+        if antecedent is not None:
+            out.append((antecedent, None))
         if not whole:
             out.append((unit, None))
             continue
-        if any(q.evidence.link == e.holds for q, _ in out):
-            continue  # its paragraph is quoted already
-        para = replace(e, kind="para", text=context, link=e.holds, holds=None, context=None)
+        para = replace(e, page=_page_of(holds), kind="para", text=context, link=holds, holds=None)
         out.append((replace(unit, evidence=para, text=context, tokens=count(context)), unit))
     return out
+
+
+def _antecedent(
+    fact: Evidence, context: str, taken: set[str | None], count: TokenCounter
+) -> Shown | None:
+    """The source block before a quoted fact's paragraph, in its section, when the fact opens
+    that paragraph and its first sentence refers back ("The key and value of each entry in
+    this dict reference the same object." — the dict is named in the paragraph before), unless
+    it is quoted already."""
+    if fact.kind != "fact" or fact.before is None or fact.before[0] in taken:
+        return None
+    opens = " ".join(words(context)).startswith(" ".join(words(fact.text)))
+    first = re.split(r"(?<=[.!?])\s+", fact.text.strip(), maxsplit=1)[0]
+    if not opens or not REFERS_BACK_RE.search(first):
+        return None
+    link, text = fact.before
+    before = replace(fact, page=_page_of(link), kind="para", text=text, link=link, holds=None)
+    return Shown(0, before, text, count(text))
+
+
+def _page_of(link: str) -> str:
+    return link.split("#", 1)[0] + ".md"
 
 
 KEY_TERM_WEIGHT = 2.0  # a number, name or code token of the question held: worth two rare words

@@ -50,7 +50,15 @@ def _evidence(hit: PassageHit, hop: bool) -> Evidence:
         reason="link" if hop else "search",
         holds=hit.cite,
         context=hit.context if hit.kind == "fact" else None,
+        before=_before(hit) if hit.kind == "fact" else None,
     )
+
+
+def _before(hit: PassageHit) -> tuple[str, str] | None:
+    if hit.before is None or not hit.cite or "#^" not in hit.cite:
+        return None
+    block, text = hit.before
+    return f"{hit.cite.split('#^', 1)[0]}#^{block}", text
 
 
 def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retrieved:

@@ -269,6 +269,7 @@ class PassageHit:
     section: str
     score: float
     context: str | None = None  # a fact's: the text of the source paragraph it was copied from
+    before: tuple[str, str] | None = None  # … and the one before it in its section: (block, text)
 
 
 def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
@@ -287,12 +288,16 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
                s.section, src.section,
                (SELECT sf.text FROM passages_fts sf WHERE sf.rowid = src.id),
+               prev.block, (SELECT pf.text FROM passages_fts pf WHERE pf.rowid = prev.id),
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
         LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
             AND sp.path = substr(s.cite, 1, instr(s.cite, '#^') - 1) || '.md'
         LEFT JOIN passages src ON src.page_id = sp.id
             AND src.block = substr(s.cite, instr(s.cite, '#^') + 2)
+        LEFT JOIN passages prev ON prev.page_id = src.page_id AND prev.ordinal = src.ordinal - 1
+            AND prev.kind IN ('para', 'item') AND prev.block IS NOT NULL
+            AND prev.section = src.section
         WHERE passages_fts MATCH ?
         ORDER BY bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal
         LIMIT ?
@@ -301,8 +306,10 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     ).fetchall()
     hits = []
     for row in rows:
-        path, title, page_type, kind, ordinal, block, text, cite, own, cited, context, score = row
+        (path, title, page_type, kind, ordinal, block, text, cite, own, cited, context) = row[:11]
+        prev_block, prev_text, score = row[11:]
         section = _released(own, cited)
+        before = (prev_block, prev_text) if prev_block and prev_text else None
         hits.append(
             PassageHit(
                 path,
@@ -316,6 +323,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
                 section,
                 float(score),
                 context,
+                before,
             )
         )
     return hits
