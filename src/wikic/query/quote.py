@@ -90,14 +90,14 @@ def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
 def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown, Shown | None]]:
     """`quotes` as (what to quote, the fact it stands for or None): a quoted fact as the source
     paragraph it was copied from, cited to the fact and that paragraph, when the paragraph says
-    more: the fact says what the question asks about, its
-    neighbours often the rest ("Once the deferral count reaches a limit (QSBR_DEFERRED_LIMIT,
-    currently 10) …" comes after "To reduce memory contention …, its advancement is sometimes
-    deferred.", the cost a question asks for). A paragraph another quote already cites keeps
-    the fact as it is; two facts of one paragraph quote it once. A long paragraph is quoted by
-    its sentences about the question (`quote_text`). A fact that opens its paragraph referring
-    back brings the source block before it (`_antecedent`). The answer is checked (declines)
-    on the facts, before this: a paragraph's other sentences answer nothing on their own."""
+    more. The fact says what the question asks about, its neighbours often the rest ("Once the
+    deferral count reaches a limit (QSBR_DEFERRED_LIMIT, currently 10) …" comes after "To
+    reduce memory contention …, its advancement is sometimes deferred.", the cost a question
+    asks for). A paragraph another quote already cites keeps the fact as it is; two facts of
+    one paragraph quote it once; a long paragraph is quoted by its sentences about the question
+    (`quote_text`). A fact that opens its paragraph referring back brings the source block
+    before it (`_antecedent`). The answer is checked (declines) on the facts, before this: a
+    paragraph's other sentences answer nothing on their own."""
     cited = {q.evidence.link for q in quotes if q.evidence.kind != "fact"}
     out: list[tuple[Shown, Shown | None]] = []
     for unit in quotes:
