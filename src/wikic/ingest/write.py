@@ -107,7 +107,6 @@ def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     it and defines something, else prose before a table row, one that opens like a sentence,
     else the first. A fact that refers back ("This functionality is …") defines nothing, and
     a gerund opening is no subject ("Trimming a KV cache is …")."""
-
     return min(facts, key=lambda f: lead_rank(title, f.text)).text
 
 
