@@ -142,8 +142,9 @@ QA = """
 def _responder(call: FakeCall) -> Any:
     """Both arms get the same script: for persist the model names the unit holding
     "checksum", which breaks no tie in the wiki (its shorter fact "Snapshots are persisted on
-    disk." says as much of the question, and a fact wins a tie), so the wiki says less; trim
-    cites the unit holding "corrupts"; params is declined by the model."""
+    disk." says as much of the question, and a fact wins a tie), and the fact is quoted as its
+    source paragraph, which holds the checksum; trim cites the unit holding "corrupts"; params
+    is declined by the model."""
     question = call.segments[-1].text
     if "persisted" in question:
         units = shown_units(call)
@@ -180,7 +181,7 @@ def test_a_whole_run_treats_both_arms_alike_and_leaves_the_wiki_alone(
         assert w.segments[1].text.replace("the pages of a wiki", bq.RAG_WHERE) == r.segments[1].text
         assert w.segments[-1] == r.segments[-1]  # the same question
     wiki, rag = out["summary"]["wiki"], out["summary"]["rag"]
-    assert (wiki["correct"], rag["correct"]) == (3, 4)
+    assert (wiki["correct"], rag["correct"]) == (4, 4)
     assert (wiki["declined_unanswerable"], rag["declined_unanswerable"]) == (2, 2)
     assert (wiki["citation_share"], rag["citation_share"]) == (1.0, 1.0)
     assert wiki["max_prompt_tokens"] > 0 and wiki["model_calls"] == 3
@@ -188,7 +189,7 @@ def test_a_whole_run_treats_both_arms_alike_and_leaves_the_wiki_alone(
     quote = "Trimming a rotating cache of sliding-window layers corrupts the output silently"
     assert rows["trim"]["rag"]["answer"] == f"{quote} [[paper#^p2]]."  # rag's own citation form
     assert rows["trim"]["wiki"]["answer"] == f"{quote} [[sources/paper#^p2]]."
-    assert rows["persist"]["wiki"]["citations_ok"] == 1
+    assert rows["persist"]["wiki"]["citations_ok"] == 2  # the fact and its paragraph
     assert rows["zanzibar"]["wiki"]["called"] is False
     assert rows["params"]["rag"]["decline_reason"] == "the model found no answer in the facts"
     assert out["setup"]["max_answer_tokens"] == 50 and out["setup"]["questions"] == 4
