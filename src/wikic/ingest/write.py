@@ -24,6 +24,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from wikic.config import PageSummary
 from wikic.ingest import grounding, prompts
@@ -48,7 +49,7 @@ from wikic.llm.backend import (
 from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
-from wikic.vault.prose_checks import cut_reason, meta_reason, table_row_reason
+from wikic.vault.prose_checks import cut_reason, fold, meta_reason, table_row_reason
 from wikic.vault.sections import split_body
 from wikic.vault.topic_page import (
     Fact,
@@ -107,19 +108,37 @@ def defining_fact(title: str, facts: Sequence[Fact]) -> str:
     it and defines something, else prose before a table row, one that opens like a sentence,
     else the first. A fact that refers back ("This functionality is …") defines nothing, and
     a gerund opening is no subject ("Trimming a KV cache is …")."""
-    return min(facts, key=lambda f: lead_rank(title, f.text)).text
+    return min(facts, key=lambda f: _faults(title, f.text)).text
 
 
-def lead_rank(title: str, text: str) -> tuple[int, bool, bool, int, bool, int, int]:
-    """How well `text` opens a page on `title` (lower is better; see `defining_fact`)."""
+class _Faults(NamedTuple):
+    """What keeps a text from opening a page, worst first: compared as a tuple, fewer and
+    later faults open a page better (see `defining_fact`)."""
+
+    no_subject: bool  # the page's name is not its subject followed by a defining verb
+    weak: bool  # it refers back or does not open like a sentence
+    no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
+    no_definition: bool  # it does not both name the subject and define something
+    row: bool  # a table row
+    no_opening: bool  # it does not open like a sentence
+    unnamed: bool  # it does not name the subject
+
+
+def _faults(title: str, text: str) -> _Faults:
     names = grounding.mentions([title], text)
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
-    row = table_row_reason(text) is not None
     opens = starts_sentence(text)
-    weak = refers_back(text) or not opens
-    return (-subject, weak, not kind, -(names and bool(verb)), row, -opens, -names)
+    return _Faults(
+        no_subject=not subject,
+        weak=refers_back(text) or not opens,
+        no_kind=not kind,
+        no_definition=not (names and verb),
+        row=table_row_reason(text) is not None,
+        no_opening=not opens,
+        unnamed=not names,
+    )
 
 
 def _opens_with(title: str, head: str) -> bool:
@@ -133,10 +152,6 @@ def _opens_with(title: str, head: str) -> bool:
     ):
         return False  # "Trimming a rotating KV cache is …": its subject is the trimming
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.replace("`", "").split()).casefold()
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
@@ -454,17 +469,16 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
     every source."""
     current = str(existing.props.get("summary") or "")
     best = defining_fact(title, facts)
-    if not current or _plain(current) not in {_plain(f.text) for f in facts}:
+    if not current or fold(current) not in {fold(f.text) for f in facts}:
         return best
-    subject, weak, _, _, row, _, names = lead_rank(title, current)
-    b_subject, b_weak, _, _, b_row, _, _ = lead_rank(title, best)
-    if b_row or best == current:
+    now, then = _faults(title, current), _faults(title, best)
+    if then.row or best == current:
         return None
-    if row or not names:
+    if now.row or now.unnamed:
         return best  # the current lead fails as one
-    if weak or b_weak:
-        return None if b_weak else best  # it refers back or opens mid-sentence
-    return best if b_subject and not subject else None  # it names the subject; this defines it
+    if now.weak or then.weak:
+        return None if then.weak else best  # it refers back or opens mid-sentence
+    return best if now.no_subject and not then.no_subject else None  # this one defines it
 
 
 def _key_facts(plan: SourcePlan) -> list[tuple[str, str]]:

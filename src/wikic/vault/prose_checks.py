@@ -122,11 +122,12 @@ INSTRUCTION_OPENINGS = (
 )
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """`text` for comparing words: code marks dropped, spaces collapsed, case folded."""
     return " ".join(text.replace("`", "").split()).casefold()
 
 
-_INSTRUCTIONS_FOLDED = tuple(_fold(t) for t in INSTRUCTION_TEXTS)
+_INSTRUCTIONS_FOLDED = tuple(fold(t) for t in INSTRUCTION_TEXTS)
 _INSTRUCTION_BLOB = "\n".join(_INSTRUCTIONS_FOLDED)
 _INSTRUCTION_SET = frozenset(t.rstrip(" .:?") for t in _INSTRUCTIONS_FOLDED)
 
@@ -300,7 +301,7 @@ def cut_reason(text: str) -> str | None:
 
 def instruction_echo(text: str) -> str | None:
     """Why `text` (a title) looks copied from wikic's own prompt text, or None."""
-    folded = _fold(plain(text)).strip(" \"'“”")
+    folded = fold(plain(text)).strip(" \"'“”")
     if not folded:
         return None
     bare = folded.rstrip(" .:?!")
