@@ -47,6 +47,7 @@ from wikic.query.answer import answer_question
 from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
 from wikic.query.evidence import Evidence, Packed, pack, words
 from wikic.query.support import MIN_COVER, stems
+from wikic.query.terms import key_terms
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.prose_checks import unescape
@@ -385,7 +386,11 @@ def ask_rag(
 ) -> Attempt:
     start = time.perf_counter()
     packed = pack(
-        rag_evidence(index, item.question), words(item.question), budget, backend.count_tokens
+        rag_evidence(index, item.question),
+        words(item.question),
+        budget,
+        backend.count_tokens,
+        key_terms(item.question),
     )
     agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
     before = time.perf_counter() - start

@@ -1143,3 +1143,110 @@ def test_a_fact_that_refers_back_brings_the_block_before_it_in_its_section(wiki)
     later = replace(refers, text="Entries map keys. Values in this dict are the keys.")
     plain = Shown(1, later, later.text, words(later.text))
     assert in_context([plain], words) == [(plain, None)]
+
+
+PROFILE_SOURCE = (
+    "---\ntype: source\ntitle: Profiling\n---\n\n# Profiling\n\n## Text\n\n### Setup\n\n"
+    "First, we'll install the tools we're going to use from the `measureme` repository. ^p1\n\n"
+    "```sh\n$ cargo install --git https://github.com/rust-lang/measureme crox summarize\n```\n\n"
+    "^p2\n\nThe tools read trace files. They print a table. ^p3\n\n"
+    "```sh\n$ summarize trace\n```\n\n^p4\n"
+)
+PROFILE_PAGE = (
+    "---\ntype: concept\ntitle: measureme\nsummary: x\n---\n\n# measureme\n\n## Facts\n\n"
+    "- First, we'll install the tools we're going to use from the `measureme` repository. "
+    "[[sources/profiling#^p1]] ^f-aaa111\n"
+    "- The tools read trace files. [[sources/profiling#^p3]] ^f-bbb222\n"
+)
+
+
+def test_a_fact_that_ends_its_paragraph_brings_the_code_block_after_it(wiki) -> None:
+    """The sentence before a code block introduces it, with a stop as often as a colon: a
+    quoted fact that ends its paragraph brings the block, with its own link; a fact that does
+    not end its paragraph, or whose block is quoted already, brings nothing."""
+    from wikic.query.quote import in_context
+
+    commit_pages(
+        wiki,
+        {"wiki/sources/profiling.md": PROFILE_SOURCE, "wiki/concepts/measureme.md": PROFILE_PAGE},
+    )
+    question = "Which tools from the measureme repository read trace files?"
+    with open_store(wiki) as store:
+        found = retrieve(store, question)
+    by_link = {e.link: e for e in found.evidence}
+    install = by_link["concepts/measureme#^f-aaa111"]
+    assert install.after == (
+        "sources/profiling#^p2",
+        "$ cargo install --git https://github.com/rust-lang/measureme crox summarize",
+    )
+    shown = Shown(1, install, install.text, words(install.text))
+    (fact, none), (code, none_too) = in_context([shown], words)
+    assert (fact, none, none_too) == (shown, None, None)
+    assert (code.evidence.kind, code.evidence.link) == ("code", "sources/profiling#^p2")
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    packed = pack([install], words(question), 400, words)
+    got = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert got.answer.endswith(
+        "`$ cargo install --git https://github.com/rust-lang/measureme crox summarize` "
+        "[[sources/profiling#^p2]]"
+    )
+    # "The tools read trace files." opens p3, which goes on: the block after p3 is not its
+    reads = by_link["concepts/measureme#^f-bbb222"]
+    assert reads.after == ("sources/profiling#^p4", "$ summarize trace")
+    alone = Shown(1, reads, reads.text, words(reads.text))
+    assert [u.evidence.link for u, _ in in_context([alone], words)] == ["sources/profiling#^p3"]
+    taken = Shown(2, replace(install, kind="code", link="sources/profiling#^p2"), "x", 1)
+    assert [u for u, _ in in_context([taken, shown], words)] == [taken, shown]
+
+
+def test_a_lead_in_is_selected_for_what_its_list_says() -> None:
+    """ "In what order does Git LFS look for the server URL?": the lead-in's items name the
+    URL settings, so the lead-in and its list are quoted (they are quoted together) before a
+    config example sharing more words with the question than the lead-in alone."""
+    from wikic.query.quote import select
+
+    def unit(n: int, text: str, kind: str = "item", score: float = 1.0) -> Evidence:
+        return Evidence("sources/spec.md", "Git LFS Spec (source)", kind, text,
+                        f"sources/spec#^p{n}", score, ordinal=n, section="The Server")  # fmt: skip
+
+    ranked = [
+        unit(1, "Here are the rules Git LFS uses to determine a repository's server:", "para"),
+        unit(2, "The `lfs.url` string."),
+        unit(3, "The `remote.{name}.lfsurl` string."),
+        unit(9, "[lfs] url = https://example.com/repo/info/lfs lfsurl = https://x", "code", 2.0),
+    ]
+    question = "In what order does Git LFS look for the server URL of a repository?"
+    packed = pack(ranked, words(question), 400, words)
+    assert [u.evidence.ordinal for u in select(packed, question)][:3] == [1, 2, 3]
+
+
+def test_a_number_no_packed_unit_holds_is_found_further_down() -> None:
+    """Search ranks a long table low for one rare number: the best unit holding a number or
+    name of the question that the packed units lack is packed after the best few, so the
+    answer is not declined for it; a question whose number nothing holds packs as before."""
+    from wikic.query.evidence import relevant_lines
+    from wikic.query.evidence import words as plain_words
+
+    def fact(n: int, text: str) -> Evidence:
+        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 20.0 - n)
+
+    rows = "; ".join(["model | ngl | test | t/s"] + [
+        f"llama 7B | {n} | {test} | {100 + n}.5" for n in range(10, 40) for test in ("pp", "tg")
+    ])  # fmt: skip
+    table = Evidence("sources/b.md", "B (source)", "table", rows, "sources/b#^p4", 0.1, ordinal=4)
+    ranked = [fact(n, f"Offloading {n} layers gave {n}0 tokens per second.") for n in range(1, 15)]
+    question = "How many tokens per second did tg give with 35 layers offloaded?"
+    plain = pack([*ranked, table], plain_words(question), 200, words)
+    assert all(s.evidence is not table for s in plain.shown)  # no room left for the table
+    packed = pack([*ranked, table], plain_words(question), 200, words, key_terms(question))
+    shown = [s.evidence for s in packed.shown]
+    assert table in shown
+    assert "llama 7B | 35 | tg | 135.5" in next(s.text for s in packed.shown if s.evidence is table)
+    # with room for one row of two with 35, the one with more of the question's words
+    assert relevant_lines(rows, plain_words(question), 20, words, sep="; ") == (
+        "model | ngl | test | t/s; …; llama 7B | 35 | tg | 135.5; …"
+    )
+    unknown = "How many tokens per second did tg give with 77 layers offloaded?"
+    assert pack([*ranked, table], plain_words(unknown), 200, words, key_terms(unknown)) == pack(
+        [*ranked, table], plain_words(unknown), 200, words
+    )

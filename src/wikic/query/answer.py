@@ -22,6 +22,7 @@ from wikic.paths import WikiPaths
 from wikic.query.compose import AnswerStyle, Composed, Sentence, compose, schema_text
 from wikic.query.evidence import Packed, pack, words
 from wikic.query.retrieve import retrieve
+from wikic.query.terms import key_terms
 from wikic.store.db import Store, open_store
 from wikic.vault.links import WikiLink, iter_links, link
 
@@ -222,6 +223,7 @@ def answer_question(
             words(question),
             context_tokens or cfg.context_tokens,
             model.count_tokens,
+            key_terms(question),
         )
         agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
         before_model = time.perf_counter() - started

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wikic.query.terms import KeyTerm, holds, missing_terms, text_words
 from wikic.store.search import STOPWORDS
 
 TokenCounter = Callable[[str], int]
@@ -43,6 +44,7 @@ class Evidence:
     holds: str | None = None  # a fact's source citation (the paragraph it was copied from)
     context: str | None = None  # a fact's: that paragraph's text
     before: tuple[str, str] | None = None  # … and the source block before it: (link, text)
+    after: tuple[str, str] | None = None  # … and the code block right after it: (link, text)
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,9 @@ def relevant_lines(
     out. Asked "How many times does llama-bench repeat each test by default?", a 30-line option
     listing shows `-r, --repetitions <n> (default: 5)`, where its first words ended before it;
     asked about "35 layers", a benchmark table shows its row with 35. A word on most lines
-    ("default") counts for nothing, others weigh 1 / the lines holding them. The first words
+    ("default") counts for nothing, others weigh 1 / the lines holding them; of lines that
+    weigh as much, the one holding more of the question's words comes first ("tg 128 with 35
+    layers": the row with 35 and tg 128 before the row with 35 and pp 512). The first words
     when no line holds a word of the question; the whole text when it fits."""
     if count(text) <= budget:
         return text
@@ -161,7 +165,11 @@ def relevant_lines(
     spread = {x: sum(x in m for m in matched) for x in stems}
     rare = {x for x, n in spread.items() if n <= max(1, len(lines) // 3)}
     score = [sum(1 / spread[x] for x in m & rare) for m in matched]
-    ranked = sorted((i for i in range(1, len(lines)) if score[i] > 0), key=lambda i: -score[i])
+    # of lines as rare, the one with more of the question's other words: "35 | tg 128" first
+    ranked = sorted(
+        (i for i in range(1, len(lines)) if score[i] > 0),
+        key=lambda i: (-score[i], -len(matched[i])),
+    )
     if not ranked:
         return head(text, budget, count)
 
@@ -208,12 +216,48 @@ def pack(
     query_words: Sequence[str],
     budget: int,
     count: TokenCounter,
+    terms: Sequence[KeyTerm] = (),
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
     page order, citable ones numbered from 1. A lead-in ("To see the path, run this:", "The
     required keys are:") brings the code block, list items or table it introduces (`introduced`):
-    one without the other says nothing."""
+    one without the other says nothing.
+
+    A number or name of the question (`terms`) that no packed unit holds is looked for further
+    down `ranked`: the best unit holding it is packed after the first `PROMOTE_AFTER`. Search
+    ranks a long table low for one rare number ("… with 35 layers offloaded?" is answered by
+    one row of sixteen), and an answer is declined when no shown unit holds a number or name
+    the question asks about (`terms.unsupported`)."""
+    packed = _pack(ranked, query_words, budget, count)
+    wanted = [t for t in terms if t.kind in ("number", "name")]
+    missing = missing_terms(wanted, [s.text for s in packed.shown])
+    shown = {id(s.evidence) for s in packed.shown}
+    promoted: list[Evidence] = []
+    for term in missing:
+        unit = next(
+            (e for e in ranked if id(e) not in shown and holds(text_words([e.text]), term)),
+            None,
+        )
+        if unit is not None and all(unit is not p for p in promoted):
+            promoted.append(unit)
+    if not promoted:
+        return packed
+    rest = [e for e in ranked if all(e is not p for p in promoted)]
+    return _pack(
+        [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
+    )
+
+
+PROMOTE_AFTER = 3
+
+
+def _pack(
+    ranked: Sequence[Evidence],
+    query_words: Sequence[str],
+    budget: int,
+    count: TokenCounter,
+) -> Packed:
     chosen: list[tuple[Evidence, str, int]] = []
     used = 0
 

@@ -117,10 +117,31 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
             out.append((antecedent, None))
         if not whole:
             out.append((unit, None))
-            continue
-        para = replace(e, page=_page_of(holds), kind="para", text=context, link=holds, holds=None)
-        out.append((replace(unit, evidence=para, text=context, tokens=count(context)), unit))
+        else:
+            para = replace(
+                e, page=_page_of(holds), kind="para", text=context, link=holds, holds=None
+            )
+            out.append((replace(unit, evidence=para, text=context, tokens=count(context)), unit))
+        example = _example(e, context, cited | {q.evidence.link for q, _ in out}, count)
+        if example is not None:
+            out.append((example, None))
     return out
+
+
+def _example(
+    fact: Evidence, context: str, taken: set[str | None], count: TokenCounter
+) -> Shown | None:
+    """The code block right after a quoted fact's paragraph, in its section, when the fact
+    ends that paragraph: the sentence before a code block introduces it, with a stop as often
+    as with a colon ("First, we'll install the tools we're going to use from the `measureme`
+    repository." above `cargo install … crox flamegraph summarize`)."""
+    if fact.kind != "fact" or fact.after is None or fact.after[0] in taken:
+        return None
+    if not " ".join(words(context)).endswith(" ".join(words(fact.text))):
+        return None
+    link, text = fact.after
+    code = replace(fact, page=_page_of(link), kind="code", text=text, link=link, holds=None)
+    return Shown(0, code, text, count(text))
 
 
 def _antecedent(
@@ -241,6 +262,10 @@ def select(
         ]
         for u in units
     }
+    # a lead-in is quoted with what it introduces (`_with_followers`): it answers with them
+    pool = [u.evidence for u in units]
+    for u in units:
+        seen[u.id] += [" ".join(e.text.split()) for e in introduced(u.evidence, pool)]
     words_of = {u.id: _words(" ".join(seen[u.id])) & asked for u in units}
     terms_of = {
         u.id: {t.text for t in terms if holds_term(text_words(seen[u.id]), t)} for u in units

@@ -50,15 +50,17 @@ def _evidence(hit: PassageHit, hop: bool) -> Evidence:
         reason="link" if hop else "search",
         holds=hit.cite,
         context=hit.context if hit.kind == "fact" else None,
-        before=_before(hit) if hit.kind == "fact" else None,
+        before=_neighbour(hit, hit.before) if hit.kind == "fact" else None,
+        after=_neighbour(hit, hit.after) if hit.kind == "fact" else None,
     )
 
 
-def _before(hit: PassageHit) -> tuple[str, str] | None:
-    if hit.before is None or not hit.cite or "#^" not in hit.cite:
+def _neighbour(hit: PassageHit, block: tuple[str, str] | None) -> tuple[str, str] | None:
+    """A block next to a fact's source paragraph as (link, text)."""
+    if block is None or not hit.cite or "#^" not in hit.cite:
         return None
-    block, text = hit.before
-    return f"{hit.cite.split('#^', 1)[0]}#^{block}", text
+    name, text = block
+    return f"{hit.cite.split('#^', 1)[0]}#^{name}", text
 
 
 def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retrieved:

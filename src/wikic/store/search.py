@@ -270,6 +270,7 @@ class PassageHit:
     score: float
     context: str | None = None  # a fact's: the text of the source paragraph it was copied from
     before: tuple[str, str] | None = None  # … and the one before it in its section: (block, text)
+    after: tuple[str, str] | None = None  # … and the code block right after it, in its section
 
 
 def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> list[PassageHit]:
@@ -289,6 +290,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
                s.section, src.section,
                (SELECT sf.text FROM passages_fts sf WHERE sf.rowid = src.id),
                prev.block, (SELECT pf.text FROM passages_fts pf WHERE pf.rowid = prev.id),
+               nxt.block, (SELECT nf.text FROM passages_fts nf WHERE nf.rowid = nxt.id),
                -bm25(passages_fts, {weights}) AS score
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
         LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
@@ -298,6 +300,8 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         LEFT JOIN passages prev ON prev.page_id = src.page_id AND prev.ordinal = src.ordinal - 1
             AND prev.kind IN ('para', 'item') AND prev.block IS NOT NULL
             AND prev.section = src.section
+        LEFT JOIN passages nxt ON nxt.page_id = src.page_id AND nxt.ordinal = src.ordinal + 1
+            AND nxt.kind = 'code' AND nxt.block IS NOT NULL AND nxt.section = src.section
         WHERE passages_fts MATCH ?
         ORDER BY bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal
         LIMIT ?
@@ -307,9 +311,10 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     hits = []
     for row in rows:
         (path, title, page_type, kind, ordinal, block, text, cite, own, cited, context) = row[:11]
-        prev_block, prev_text, score = row[11:]
+        prev_block, prev_text, next_block, next_text, score = row[11:]
         section = _released(own, cited)
         before = (prev_block, prev_text) if prev_block and prev_text else None
+        after = (next_block, next_text) if next_block and next_text else None
         hits.append(
             PassageHit(
                 path,
@@ -324,6 +329,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
                 float(score),
                 context,
                 before,
+                after,
             )
         )
     return hits
