@@ -50,6 +50,7 @@ from wikic.query.support import MIN_COVER, stems
 from wikic.query.terms import key_terms
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
+from wikic.vault.document import names_release
 from wikic.vault.prose_checks import unescape
 from wikic.vault.sources import split_paragraphs
 
@@ -213,6 +214,8 @@ def rag_evidence(index: Bm25, question: str) -> list[Evidence]:
             link=c.id,
             score=float(len(ranked) - n),
             ordinal=int(c.block[1:]) if c.block[1:].isdigit() else 0,
+            # the release or day its heading names, as a quote from the wiki opens with it
+            section=c.title if names_release(c.title) else "",
         )
         for n, c in enumerate(ranked)
     ]

@@ -1250,3 +1250,31 @@ def test_a_number_no_packed_unit_holds_is_found_further_down() -> None:
     assert pack([*ranked, table], plain_words(unknown), 200, words, key_terms(unknown)) == pack(
         [*ranked, table], plain_words(unknown), 200, words
     )
+
+
+def test_a_quote_opens_with_the_release_its_section_sits_under() -> None:
+    """ "Which release added plugins?" is answered by the changelog heading above the quote: a
+    quote under a release or a day opens with it, once while the next quotes share it."""
+    from wikic.query.evidence import release_of
+
+    def item(n: int, text: str, section: str) -> Evidence:
+        return Evidence("sources/changes.md", "Changes (source)", "item", text,
+                        f"sources/changes#^p{n}", 1.0 / n, ordinal=n, section=section)  # fmt: skip
+
+    ranked = [
+        item(1, "Plugins are available for 19 models.", "0.5 (2023-07-12): New features"),
+        item(2, "Plugins can add models.", "0.5 (2023-07-12)"),
+        item(7, "Plugins were first sketched.", "Design notes"),
+    ]
+    assert [release_of(e) for e in ranked] == ["0.5 (2023-07-12)", "0.5 (2023-07-12)", ""]
+    assert release_of(replace(ranked[2], section="2024-03-05: Standup")) == "2024-03-05"
+    question = "Which release made plugins available for 19 models, and what can plugins add?"
+    packed = pack(ranked, words(question), 400, words)
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    got = compose(backend, question, packed, schema="", decline_text=DECLINED, max_tokens=64)
+    assert got.answer == (
+        "0.5 (2023-07-12): Plugins are available for 19 models [[sources/changes#^p1]]. "
+        "Plugins can add models [[sources/changes#^p2]]."
+    )
+    assert got.prose.startswith("0.5 (2023-07-12): Plugins are available")
+    assert [s.label for s in got.sentences] == ["0.5 (2023-07-12)", "0.5 (2023-07-12)"]

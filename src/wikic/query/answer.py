@@ -138,6 +138,7 @@ class QueryResult:
                     "reattributed": s.reattributed,
                 }
                 | ({"why_uncited": s.why_uncited} if s.why_uncited else {})
+                | ({"release": s.label} if s.label else {})
                 for s in self.sentences
             ],
             "citations": [

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
-from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in
+from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in, release_of
 from wikic.query.quote import QUOTE_TASK, in_context, quote_model, quote_text, select
 from wikic.query.support import (
     best_support,
@@ -107,6 +107,7 @@ class Sentence:
     rendered: str
     why_uncited: str | None = None  # why it is marked as inference
     reattributed: bool = False  # cited the unit that holds it, not the ids the model gave
+    label: str = ""  # the release or day a quote sits under ("0.5 (2023-07-12)"), or ''
 
     @property
     def links(self) -> list[str]:
@@ -134,7 +135,7 @@ class Composed:
     @property
     def prose(self) -> str:
         """The answer's sentences as a reader takes them in, without links or marks."""
-        return " ".join(s.text for s in self.sentences)
+        return " ".join(f"{s.label}: {s.text}" if s.label else s.text for s in self.sentences)
 
 
 _MODEL_LINK_RE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
@@ -275,10 +276,12 @@ def compose(
 def joined(sentences: Sequence[Sentence]) -> str:
     """The answer's sentences as prose; the list items a quoted lead-in introduces as a list
     under it ("The required keys are:" then `- version …`), the prose after a list as a new
-    paragraph."""
+    paragraph; a quote under another release or day than the one before opens with it
+    ("0.5 (2023-07-12): Plugins are available for 19 models …")."""
     parts: list[str] = []
     in_list = False
     previous: Evidence | None = None
+    label = ""
     for sentence in sentences:
         unit = sentence.cited[0].evidence if sentence.cited else None
         item = (
@@ -291,17 +294,21 @@ def joined(sentences: Sequence[Sentence]) -> str:
         )
         if parts:
             parts.append("\n- " if item else "\n\n" if in_list else " ")
+        if sentence.label and sentence.label != label:
+            parts.append(f"{sentence.label}: ")
         parts.append(sentence.rendered)
-        in_list, previous = item, unit
+        in_list, previous, label = item, unit, sentence.label or label
     return "".join(parts)
 
 
 def quoted(unit: Shown, question: str, backend: Backend, fact: Shown | None = None) -> Sentence:
     """What the answer quotes of `unit`, cited to it (and to the `fact` it stands for: a fact
-    quoted as its source paragraph, `quote.in_context`)."""
+    quoted as its source paragraph, `quote.in_context`), with the release or day its section
+    sits under (`release_of`): "Which release added plugins?" is answered by the heading of
+    the changelog section the quote is from."""
     text = quote_text(unit, question, backend.count_tokens)
     cited = (fact, unit) if fact is not None else (unit,)
-    return Sentence(text, cited, _attach(text, cited))
+    return Sentence(text, cited, _attach(text, cited), label=release_of(unit.evidence))
 
 
 def _headings(packed: Packed) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from wikic.query.terms import KeyTerm, holds, missing_terms, text_words
 from wikic.store.search import STOPWORDS
+from wikic.vault.document import names_release
 
 TokenCounter = Callable[[str], int]
 UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the question
@@ -197,6 +198,13 @@ def head(text: str, budget: int, count: TokenCounter) -> str:
     while kept and count(" ".join(kept) + " …") > budget:
         kept = kept[: max(0, min(len(kept) - 1, len(kept) * 3 // 4))]
     return " ".join(kept) + " …" if kept else ""
+
+
+def release_of(e: Evidence) -> str:
+    """The release or day `e`'s section sits under ("0.5 (2023-07-12)" of "0.5 (2023-07-12):
+    New features", "2024-03-05"), '' when it names none."""
+    head = e.section.split(": ", 1)[0].strip()
+    return head if head and names_release(head) else ""
 
 
 def unit_text(e: Evidence, text: str) -> str:
