@@ -16,10 +16,19 @@ WRITER = textwrap.dedent(
     from wikic.operation.transaction import Plan, writing
     from wikic.paths import open_paths
 
-    root, name = Path(sys.argv[1]), sys.argv[2]
+    root, name, marks = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+
+    def queued(message):
+        print(message, flush=True)
+        (marks / f"waiting-{name}").touch()
+
     paths = open_paths(root)
-    with writing(paths, "test", on_wait=lambda m: print(m, flush=True)) as w:
-        time.sleep(0.5)  # hold the lock long enough for the other writer to queue up
+    with writing(paths, "test", on_wait=queued) as w:
+        # hold the lock until a writer has queued up behind it (this one did, if it came second):
+        # a fixed sleep lost the race when the other process took longer to start
+        deadline = time.monotonic() + 30
+        while not any(marks.glob("waiting-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
         plan = Plan("test", f"writer {name}")
         plan.write(f"wiki/concepts/{name}.md", f"---\\ntype: concept\\ntitle: {name}\\n---\\n\\n{name}\\n")
         w.commit(plan)
@@ -31,9 +40,13 @@ def test_two_writers_both_land(tmp_path: Path) -> None:
     wiki = make_wiki(tmp_path / "w")
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
+    marks = tmp_path / "marks"
+    marks.mkdir()
     procs = [
         subprocess.Popen(
-            [sys.executable, str(script), str(wiki.root), name], stdout=subprocess.PIPE, text=True
+            [sys.executable, str(script), str(wiki.root), name, str(marks)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for name in ("one", "two")
     ]

@@ -1278,3 +1278,21 @@ def test_a_quote_opens_with_the_release_its_section_sits_under() -> None:
     )
     assert got.prose.startswith("0.5 (2023-07-12): Plugins are available")
     assert [s.label for s in got.sentences] == ["0.5 (2023-07-12)", "0.5 (2023-07-12)"]
+
+
+def test_an_answer_from_a_changelog_gives_the_release_in_text_and_json(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/sources/changes.md": "---\ntype: source\ntitle: Changes\n---\n\n# Changes\n\n"
+            "## Text\n\n### 0.6 (2023-07-18)\n\nHomebrew installs it now. ^p1\n\n"
+            "### 0.5 (2023-07-12)\n\n#### New features\n\n"
+            "Plugins are available for 19 models. ^p2\n"
+        },
+    )
+    backend = FakeBackend(lambda call: {"ids": [1], "answerable": True})
+    result = answer_question(wiki, "Which release made plugins available?", backend=backend)
+    assert result.answer == (
+        "0.5 (2023-07-12): Plugins are available for 19 models [[sources/changes#^p2]]."
+    )
+    assert result.to_dict()["sentences"][0]["release"] == "0.5 (2023-07-12)"

@@ -19,6 +19,7 @@ from wikic.vault.document import names_release
 TokenCounter = Callable[[str], int]
 UNIT_TOKENS = 120  # a longer paragraph is cut to its sentences most about the question
 MIN_UNIT_TOKENS = 12  # a cut shorter than this is not worth its tokens
+PROMOTE_AFTER = 3  # a unit holding a question's term none packed holds comes after the best 3
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
 # "this flag", "these values", "It …": a sentence about what the one before it names
 REFERS_BACK_RE = re.compile(r"^(?:It|They|This|These)\b|\b(?:this|these|such) [a-z]{3,}\b")
@@ -255,9 +256,6 @@ def pack(
     return _pack(
         [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
     )
-
-
-PROMOTE_AFTER = 3
 
 
 def _pack(

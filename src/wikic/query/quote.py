@@ -96,8 +96,9 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
     asks for). A paragraph another quote already cites keeps the fact as it is; two facts of
     one paragraph quote it once; a long paragraph is quoted by its sentences about the question
     (`quote_text`). A fact that opens its paragraph referring back brings the source block
-    before it (`_antecedent`). The answer is checked (declines) on the facts, before this: a
-    paragraph's other sentences answer nothing on their own."""
+    before it (`_antecedent`); one that ends its paragraph, the code block after it
+    (`_example`). The answer is checked (declines) on the facts, before this: a paragraph's
+    other sentences answer nothing on their own."""
     cited = {q.evidence.link for q in quotes if q.evidence.kind != "fact"}
     out: list[tuple[Shown, Shown | None]] = []
     for unit in quotes:
@@ -140,7 +141,10 @@ def _example(
     if not " ".join(words(context)).endswith(" ".join(words(fact.text))):
         return None
     link, text = fact.after
-    code = replace(fact, page=_page_of(link), kind="code", text=text, link=link, holds=None)
+    code = replace(
+        fact, page=_page_of(link), kind="code", text=text, link=link, holds=None, context=None,
+        before=None, after=None,
+    )  # fmt: skip
     return Shown(0, code, text, count(text))
 
 
