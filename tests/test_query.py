@@ -187,6 +187,11 @@ def test_pack_takes_the_best_first_and_drops_repeats() -> None:
     assert packed.by_id(2) is not None and packed.by_id(2).text == "… They sleep by day."
     assert packed.tokens <= 30
     assert packed.text.startswith("## A\n[1] Wombats dig burrows.")
+    # two shown sentences in a row leave one gap mark, not "… …"
+    ranked[2] = unit("s", "Wombats dig burrows. Numbats eat termites all day long. They sleep.", 7)
+    ranked[2] = replace(ranked[2], kind="para")
+    packed = pack([ranked[0], ranked[3], ranked[2]], ["wombat"], 60, words)
+    assert [s.text for s in packed.shown if s.evidence.page == "s"] == ["… They sleep."]
 
 
 # -- prompt ------------------------------------------------------------------------------------

@@ -136,6 +136,7 @@ def _without_shown(text: str, shown: list[str]) -> str | None:
     for other in shown:
         if other in text:
             text = " ".join(text.replace(other, " … ").split())
+    text = re.sub(r"…(?:\s*…)+", "…", text)  # sentences shown in a row: one gap
     return text if words(text) else None
 
 
