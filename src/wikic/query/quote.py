@@ -109,7 +109,7 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
             and context
             and holds not in cited
             and len(words(context)) > len(words(e.text)) + 2  # not the fact alone
-            and " ".join(words(e.text)) in " ".join(words(context))  # the fact is in it
+            and _flat(e.text) in _flat(context)  # the fact is in it
         )
         if whole and holds in taken:
             continue  # its paragraph is quoted already
@@ -138,14 +138,9 @@ def _example(
     repository." above `cargo install … crox flamegraph summarize`)."""
     if fact.kind != "fact" or fact.after is None or fact.after[0] in taken:
         return None
-    if not " ".join(words(context)).endswith(" ".join(words(fact.text))):
+    if not _flat(context).endswith(_flat(fact.text)):
         return None
-    link, text = fact.after
-    code = replace(
-        fact, page=_page_of(link), kind="code", text=text, link=link, holds=None, context=None,
-        before=None, after=None,
-    )  # fmt: skip
-    return Shown(0, code, text, count(text))
+    return _block_of(fact, fact.after, "code", count)
 
 
 def _antecedent(
@@ -157,13 +152,25 @@ def _antecedent(
     it is quoted already."""
     if fact.kind != "fact" or fact.before is None or fact.before[0] in taken:
         return None
-    opens = " ".join(words(context)).startswith(" ".join(words(fact.text)))
+    opens = _flat(context).startswith(_flat(fact.text))
     first = re.split(r"(?<=[.!?])\s+", fact.text.strip(), maxsplit=1)[0]
     if not opens or not REFERS_BACK_RE.search(first):
         return None
-    link, text = fact.before
-    before = replace(fact, page=_page_of(link), kind="para", text=text, link=link, holds=None)
-    return Shown(0, before, text, count(text))
+    return _block_of(fact, fact.before, "para", count)
+
+
+def _block_of(fact: Evidence, block: tuple[str, str], kind: str, count: TokenCounter) -> Shown:
+    """The source block `block` (link, text) next to `fact`'s paragraph, as an unnumbered unit
+    of its source page, with the fact's section."""
+    link, text = block
+    unit = replace(fact, page=_page_of(link), kind=kind, text=text, link=link, holds=None,
+                   context=None, before=None, after=None)  # fmt: skip
+    return Shown(0, unit, text, count(text))
+
+
+def _flat(text: str) -> str:
+    """`text` as its words, for finding one text in another."""
+    return " ".join(words(text))
 
 
 def _page_of(link: str) -> str:

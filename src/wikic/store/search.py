@@ -313,8 +313,6 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         (path, title, page_type, kind, ordinal, block, text, cite, own, cited, context) = row[:11]
         prev_block, prev_text, next_block, next_text, score = row[11:]
         section = _released(own, cited)
-        before = (prev_block, prev_text) if prev_block and prev_text else None
-        after = (next_block, next_text) if next_block and next_text else None
         hits.append(
             PassageHit(
                 path,
@@ -328,11 +326,15 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
                 section,
                 float(score),
                 context,
-                before,
-                after,
+                _block(prev_block, prev_text),
+                _block(next_block, next_text),
             )
         )
     return hits
+
+
+def _block(block: str | None, text: str | None) -> tuple[str, str] | None:
+    return (block, text) if block and text else None
 
 
 def _released(own: str, cited: str | None) -> str:
