@@ -113,8 +113,8 @@ class QueryResult:
         found: set[str] = set()
         for sentence in self.sentences:
             for shown in sentence.cited:
-                for target in (shown.evidence.link, shown.evidence.holds):
-                    if target and target.startswith("sources/"):
+                for target in shown.evidence.targets:
+                    if target.startswith("sources/"):
                         found.add(target.split("#", 1)[0])
         return sorted(found)
 
