@@ -356,15 +356,15 @@ def ask_wiki(
     )
     packed = result.packed or Packed("", (), 0)
     composed = Composed(
-        result.answer,
-        result.sentences,
-        result.decline_reason,
-        result.raw_answer,
-        result.stats,
-        result.finish_reason,
-        result.ttft_s,
-        result.stats.calls > 0,
-        (),
+        answer=result.answer,
+        sentences=result.sentences,
+        declined=result.decline_reason,
+        raw=result.raw_answer,
+        stats=result.stats,
+        finish_reason=result.finish_reason,
+        ttft_s=result.ttft_s,
+        model_called=result.stats.calls > 0,
+        key_terms=(),
     )
     return _attempt(
         "wiki",
