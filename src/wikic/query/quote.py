@@ -44,13 +44,6 @@ from wikic.store.search import STOPWORDS
 
 MAX_QUOTES = 3
 QUOTE_TOKENS = 90  # a paragraph is quoted by its sentences most about the question, this many
-# The schema's field names are part of the prompt the model reads: plain words.
-QUOTE_TASK = (
-    "Find the answer to the question at the end in the numbered facts below, which come from "
-    "{where}. Reply in JSON: in ids, the numbers of the one to three facts that answer the "
-    "question, best first; then set answerable to true if those facts answer it, false if no "
-    "fact does."
-)
 
 
 def quote_model(ids: Sequence[int]) -> type[BaseModel]:
