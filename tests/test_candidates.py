@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from wikic.ingest.candidates import topic_candidates
-from wikic.ingest.text import fact_sentences
+from wikic.language.phrases import topic_candidates
+from wikic.language.sentences import fact_sentences
 from wikic.vault.document import parse_document
 
 
@@ -53,7 +53,7 @@ def test_recurring_phrases_of_common_words_are_not_candidates() -> None:
 
 
 def test_commands_the_document_runs_are_named_by_their_program_and_subcommands() -> None:
-    from wikic.ingest.candidates import command_names
+    from wikic.language.commands import command_names
 
     doc = parse_document(
         "# llama.cpp/examples/llama-bench\n\nllama-bench can perform three types of tests:\n\n"
@@ -68,7 +68,7 @@ def test_commands_the_document_runs_are_named_by_their_program_and_subcommands()
 
 
 def test_a_command_is_named_by_the_subcommand_the_prose_writes_as_code() -> None:
-    from wikic.ingest.candidates import command_names
+    from wikic.language.commands import command_names
 
     doc = parse_document(
         "# Git LFS\n\nRun the `pointer` command to make a pointer file for a Git LFS file.\n\n"

@@ -1,4 +1,4 @@
-"""What counts as a whole fact, a cut summary and a prompt echo (vault/prose_checks.py).
+"""What counts as a whole fact, a cut summary and a prompt echo (language/prose_checks.py).
 
 The fragments are the ones ingest produced on real documents (issue 10); the whole facts are
 real sentences of the same documents, including the punctuation that fools a naive check."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wikic.vault.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
+from wikic.language.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
 
 FRAGMENTS = [
     ("Distilled Weight Quantization (DWQ)", "heading"),
@@ -233,7 +233,7 @@ def test_source_preamble_sentences_are_recognised() -> None:
     ],
 )
 def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta: bool) -> None:
-    from wikic.vault.prose_checks import meta_reason
+    from wikic.language.prose_checks import meta_reason
 
     assert (meta_reason(text) is not None) is meta
 
@@ -248,6 +248,6 @@ def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta
     ],
 )
 def test_an_overview_made_of_table_cells_is_no_prose(text: str, row: bool) -> None:
-    from wikic.vault.prose_checks import table_row_reason
+    from wikic.language.prose_checks import table_row_reason
 
     assert (table_row_reason(text) is not None) is row

@@ -18,7 +18,7 @@ from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.prompts import block_label
 from wikic.consolidate.targets import Target
 from wikic.consolidate.words import content, grounded, keys, name_key, overlap
-from wikic.vault.prose import split_sentences
+from wikic.language.segmentation import split_sentences
 
 _BREAK_RE = re.compile(r"[\[\]#|^]")
 

@@ -12,8 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from wikic.ingest.text import Sentence
-from wikic.vault.document import Document
+from wikic.language.sentences import Sentence
 from wikic.vault.names import name_key
 
 # an identifier is one token (`wr_seq`, `mi_page_t`): no phrase "global wr" of `global wr_seq`
@@ -75,16 +74,6 @@ _LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", 
 # said once, nor "target-specific", an adjective: `_ADJECTIVE_COMPOUND_RE`)
 _COMPOUND_RE = re.compile(r"(?<![\w`./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w`/-])")
 MIN_COMPOUND_SENTENCES = 3
-# commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
-_SHELL_LANGS = {"sh", "bash", "shell", "console", "zsh", "shell-session"}
-_SHELL_TOOLS = {
-    "cd", "echo", "cat", "ls", "mkdir", "rm", "cp", "mv", "export", "source", "set", "sh",
-    "bash", "chmod", "touch", "grep", "sed", "awk", "head", "tail", "tee", "xargs", "env",
-    "which", "pwd", "exit",
-}  # fmt: skip
-_PROGRAM_RE = re.compile(r"(?:\.{0,2}/|~/)?(?:[\w.-]+/)*([a-z][\w.-]*[a-z0-9]|[a-z])")
-_SUBCOMMAND_RE = re.compile(r"[a-z][a-z0-9-]*")
-MAX_COMMAND_WORDS = 3
 
 
 def _tokens(text: str) -> list[str]:
@@ -275,63 +264,3 @@ def _spelling(forms: Counter[str]) -> str:
     best = sorted(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     capital = best[:1].upper() + best[1:]
     return capital if capital != best and capital in forms else best
-
-
-def command_names(doc: Document) -> list[str]:
-    """Programs and subcommands the document shows being run, most used first. A line of a
-    shell block (`$ ./llama-bench -o csv`) names the longest part of its command that the prose
-    also names ("llama-bench"), or whose last word it writes as code ("run the `pointer`
-    command": `git lfs pointer`); an inline command (`llm aliases set <alias> <model-id>`) names
-    itself, when its program is run in a block, it has an option or the prose calls it a
-    command ("the `git lfs track` command")."""
-    prose = " ".join(b.text for b in doc.blocks if b.kind != "code")
-    spans = {c.strip() for b in doc.blocks if b.kind != "code" for c in b.code_spans}
-    counts: Counter[str] = Counter()
-    programs: set[str] = set()
-    for block in doc.blocks:
-        if block.kind != "code":
-            continue
-        for line in block.text.splitlines():
-            if not (line.startswith("$ ") or block.lang in _SHELL_LANGS):
-                continue
-            words = _command(line.removeprefix("$ "))
-            programs.update(words[:1])
-            # `git lfs pointer` is named when the prose names it, or its subcommand (`pointer`)
-            while words and not (
-                _mentions(" ".join(words), prose) or (len(words) > 2 and words[-1] in spans)
-            ):
-                words = words[:-1]
-            if words:
-                counts[" ".join(words)] += 1
-    for block in doc.blocks:
-        if block.kind == "code" or block.toc:
-            continue
-        for span in block.code_spans:
-            words = _command(span)
-            option = any(t.startswith("-") for t in span.split()[1:])
-            called = re.search(rf"(?<![\w-]){re.escape(span)}\s+commands?\b", block.text)
-            if len(span.split()) > 1 and words and (words[0] in programs or option or called):
-                counts[" ".join(words)] += 1
-    return sorted(counts, key=lambda c: -counts[c])
-
-
-def _command(line: str) -> list[str]:
-    """The program (its file name, without a path) and the plain words after it."""
-    tokens = line.split("#", 1)[0].split()
-    while tokens and ("=" in tokens[0] or tokens[0] == "sudo"):
-        tokens = tokens[1:]  # `OLLAMA_HOST=0.0.0.0 ollama serve`
-    if not tokens:
-        return []
-    program = _PROGRAM_RE.fullmatch(tokens[0])
-    if program is None or program.group(1) in _SHELL_TOOLS:
-        return []
-    words = [program.group(1)]
-    for token in tokens[1:MAX_COMMAND_WORDS]:
-        if not _SUBCOMMAND_RE.fullmatch(token):
-            break
-        words.append(token)
-    return words
-
-
-def _mentions(name: str, text: str) -> bool:
-    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None

@@ -92,7 +92,8 @@ def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     return name, ()
 
 
-def _keys(text: str) -> list[str]:
+def word_keys(text: str) -> list[str]:
+    """The words of `text` as name keys: case, accents and plurals do not count."""
     return [name_key(w) for w in _WORD_RE.findall(text)]
 
 
@@ -102,9 +103,9 @@ def _content(words: Iterable[str]) -> set[str]:
 
 def names_in(names: Sequence[str], text: str) -> bool:
     """Whether one of `names` occurs in `text` as a run of words (case- and plural-insensitive)."""
-    words = _keys(text)
+    words = word_keys(text)
     for name in names:
-        wanted = _keys(name)
+        wanted = word_keys(name)
         n = len(wanted)
         if n and any(words[i : i + n] == wanted for i in range(len(words) - n + 1)):
             return True
@@ -113,15 +114,15 @@ def names_in(names: Sequence[str], text: str) -> bool:
 
 def mentions(names: Sequence[str], sentence: str) -> bool:
     """Whether `sentence` names the topic: all content words of one name appear in it."""
-    present = set(_keys(sentence))
-    return any(_content(_keys(n)) and _content(_keys(n)) <= present for n in names)
+    present = set(word_keys(sentence))
+    return any(_content(word_keys(n)) and _content(word_keys(n)) <= present for n in names)
 
 
 def related(alias: str, name: str) -> bool:
     """Whether `alias` can be another name for `name`: they share a content word, or one is
     the initials of the other (KV / key value). A small model's aliases are often just
     neighbouring topics; those would merge distinct pages."""
-    a, n = _content(_keys(alias)), _content(_keys(name))
+    a, n = _content(word_keys(alias)), _content(word_keys(name))
     if a & n:
         return True
 
@@ -186,8 +187,8 @@ def guess_type(name: str, source_text: str, proposed: str) -> str:
 
 def grounded(summary: str, reference: str, *, share: float = 0.7) -> bool:
     """Whether most content words of `summary` occur in `reference`."""
-    words = _content(_keys(summary))
+    words = _content(word_keys(summary))
     if not words:
         return False
-    known = set(_keys(reference))
+    known = set(word_keys(reference))
     return len(words & known) / len(words) >= share
