@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from wikic.language.grounding import related
 from wikic.language.headings import GENERIC_KEYS, MAX_HEADING_WORDS
-from wikic.language.phrases import STOP_WORDS
 from wikic.language.sentences import Sentence
+from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.language.vocabulary import is_common_term
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
@@ -34,7 +34,7 @@ def defined_subjects(sentences: Sequence[Sentence]) -> list[str]:
     for s in sentences:
         m = _DEFINES_RE.match(s.text)
         name = m.group(1).strip("`") if m else ""
-        if name and name.casefold() not in STOP_WORDS and name_key(name) not in GENERIC_KEYS:
+        if name and name.casefold() not in TOPICLESS_WORDS and name_key(name) not in GENERIC_KEYS:
             found[name] = None
     return list(found)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from wikic.language.stopwords import NEGATIONS, STOP_STEMS, STOP_WORDS
 from wikic.vault.names import name_key
 
 # names a model copies from the instructions instead of the source
@@ -23,7 +24,6 @@ _LEADING = {
     "the", "a", "an", "this", "that", "these", "those", "most", "some", "many", "all", "each",
     "every", "our", "its", "their", "his", "her", "any", "several", "such",
 }  # fmt: skip
-_STOP = {"of", "and", "or", "in", "on", "for", "to", "with", "by", "the", "a", "an", "is", "are"}
 _WORD_RE = re.compile(r"\w+")
 _EDGE_PUNCTUATION = " .,:;\"'`"
 _PAIRS = {"(": ")", "[": "]"}
@@ -98,7 +98,8 @@ def word_keys(text: str) -> list[str]:
 
 
 def _content(words: Iterable[str]) -> set[str]:
-    return {w for w in words if w and w not in _STOP}
+    """The words (keys) that say something: not stop words, but negations ("--no-stream")."""
+    return {w for w in words if w and (w not in STOP_STEMS or w in NEGATIONS)}
 
 
 def names_in(names: Sequence[str], text: str) -> bool:
@@ -144,7 +145,7 @@ def _abbreviates(short: str, name: str) -> bool:
     `short` is a shortening of a word of `name` (same first letter, then letters of it in
     order), the parts in the name's order, covering at least half of its content words."""
     parts = [p for p in re.split(r"[\s_.-]+", short.casefold()) if p]
-    words = [w for w in _WORD_RE.findall(name.casefold().replace("_", " ")) if w not in _STOP]
+    words = [w for w in _WORD_RE.findall(name.casefold().replace("_", " ")) if w not in STOP_WORDS]
     if len(parts) < 2 or 2 * len(parts) < len(words):
         return False
     i = 0

@@ -9,7 +9,8 @@ import re
 from collections.abc import Sequence
 
 from wikic.language.grounding import clean_name, split_abbreviation
-from wikic.language.phrases import STOP_WORDS
+from wikic.language.stemming import stem
+from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.language.vocabulary import COMMON_TERMS, FILLER
 from wikic.vault.document import DATED_RE, VERSION_RE, Document
 from wikic.vault.names import name_key
@@ -183,15 +184,15 @@ def specific_name(word: str, texts: Sequence[str], title: str) -> str | None:
     pattern = re.compile(
         rf"\b((?:[A-Z][\w-]*\s+){{1,3}}|[a-z][a-z-]{{2,}}\s+)((?i:{re.escape(word)}))\b"
     )
-    skip = STOP_WORDS | _PHRASE_WORDS | FILLER | {word.casefold()}
-    subject = {_stem(w) for w in re.findall(r"[A-Za-z]+", title) if w.casefold() not in skip}
+    skip = TOPICLESS_WORDS | _PHRASE_WORDS | FILLER | {word.casefold()}
+    subject = {stem(w) for w in re.findall(r"[A-Za-z]+", title) if w.casefold() not in skip}
     found: dict[str, tuple[int, str]] = {}  # key: (count, spelling)
     for text in texts:
         for m in pattern.finditer(text):
             before = m.group(1).split()
             while before and before[0].casefold() in skip:
                 before = before[1:]  # "The Git LFS server": the article is no part of it
-            if not before or not any(_stem(w) in subject for w in before):
+            if not before or not any(stem(w) in subject for w in before):
                 continue
             phrase = " ".join(
                 (*before, m.group(2).casefold() if before[-1].islower() else m.group(2))
@@ -243,7 +244,3 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
         words = words[:-1]  # "Git LFS Specification", "Token generation … troubleshooting"
     name = " ".join(words)
     return (name, aliases) if len(words) <= 4 else None
-
-
-def _stem(word: str) -> str:
-    return word.casefold()[:5]

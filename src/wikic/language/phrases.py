@@ -13,35 +13,11 @@ from collections import Counter
 from collections.abc import Sequence
 
 from wikic.language.sentences import Sentence
+from wikic.language.stopwords import CALENDAR_WORDS, TOPICLESS_WORDS
 from wikic.vault.names import name_key
 
 # an identifier is one token (`wr_seq`, `mi_page_t`): no phrase "global wr" of `global wr_seq`
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_][\w'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
-_STOP = {
-    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by",
-    "with", "without", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
-    "this", "that", "these", "those", "which", "who", "whom", "what", "when", "where", "why",
-    "how", "than", "then", "so", "such", "not", "no", "can", "cannot", "could", "should",
-    "would", "will", "may", "might", "must", "do", "does", "did", "has", "have", "had", "if",
-    "into", "over", "under", "about", "after", "before", "between", "each", "every", "all",
-    "any", "some", "most", "more", "less", "many", "much", "one", "two", "three", "only",
-    "also", "just", "very", "there", "here", "they", "them", "their", "we", "our", "you",
-    "your", "he", "she", "his", "her", "i", "me", "my", "up", "out", "once", "now", "other",
-    "same", "own", "both", "either", "neither", "nor", "per", "via", "instead", "because",
-    "while", "until", "since", "still", "even", "again", "never", "always", "often",
-    "almost", "nothing", "something", "anything", "everything", "make", "makes", "made",
-    "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
-    "am", "i'm", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't",
-    "shouldn't", "wouldn't", "couldn't", "let's", "it's", "that's", "there's", "we're",
-    "during", "through", "within", "across", "against", "among", "around", "behind",
-    "beyond", "toward", "towards", "upon", "onto", "throughout", "despite", "except", "along",
-}  # fmt: skip
-STOP_WORDS = frozenset(_STOP)  # function words: never the start of a name
-_MONTHS = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-}  # fmt: skip
 # words that make a recurring phrase a turn of speech ("multiple times", "specified multiple")
 # rather than a subject
 _COMMON = {
@@ -112,8 +88,8 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
         while (
             run
             and (
-                run[0].casefold() in _STOP
-                or run[0].casefold() in _MONTHS
+                run[0].casefold() in TOPICLESS_WORDS
+                or run[0].casefold() in CALENDAR_WORDS
                 or run[0].casefold() in _COMMON  # "Unlike BPE, …" names BPE
                 or not run[0][:1].isalpha()
             )
@@ -138,13 +114,15 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
     opens the sentence (after articles) and is followed by a stop word: "Episodic memory is"."""
     lowered = [t.casefold() for t in toks]
     start = 0
-    while start < len(toks) and lowered[start] in _STOP:
+    while start < len(toks) and lowered[start] in TOPICLESS_WORDS:
         start += 1
     found = []
     for n in (2, 3):
         for k in range(len(toks) - n + 1):
             gram = lowered[k : k + n]
-            if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() or "_" in w for w in gram):
+            if any(
+                w in TOPICLESS_WORDS or len(w) < 2 or not w[:1].isalpha() or "_" in w for w in gram
+            ):
                 continue
             if any(w in _COMMON or _ADVERB_RE.fullmatch(w) for w in gram):
                 continue  # "multiple times", "significantly improves"
@@ -154,11 +132,13 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
                 k
                 and toks[k].islower()
                 and VERB_S_RE.fullmatch(toks[k])
-                and (lowered[k - 1] in _STOP or _is_name_word(toks[k - 1]))
+                and (lowered[k - 1] in TOPICLESS_WORDS or _is_name_word(toks[k - 1]))
             ):
                 # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
                 continue
-            subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
+            subject = (
+                n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in TOPICLESS_WORDS)
+            )
             found.append((" ".join(toks[k : k + n]), subject))
     return found
 
@@ -174,7 +154,11 @@ def topic_candidates(
 
     def add(text: str, w: float) -> None:
         key = name_key(text)
-        if not key or key in _STOP or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1]):
+        if (
+            not key
+            or text.casefold() in TOPICLESS_WORDS
+            or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1])
+        ):
             return
         counts[key] += 1
         weight[key] = max(weight.get(key, 0.0), w)

@@ -22,7 +22,6 @@ from wikic.language.evidence import (
 )
 from wikic.language.grounding import split_abbreviation, word_keys
 from wikic.language.headings import (
-    _stem,
     asked_often,
     governed_name,
     heading_name,
@@ -32,6 +31,7 @@ from wikic.language.headings import (
     subject_name,
 )
 from wikic.language.sentences import Sentence
+from wikic.language.stemming import stem
 from wikic.vault.document import Block, Document
 from wikic.vault.names import name_key
 
@@ -106,12 +106,12 @@ def section_option(
     `-t 1,2,4`: `--threads`; "Prompt processing with different batch sizes" runs `-b`:
     `--batch-size`). `options`: the document's long flags and their short forms
     (`flag_aliases`)."""
-    said = {_stem(w.removesuffix("s")) for w in re.findall(r"[A-Za-z]+", heading)}
+    said = {stem(w) for w in re.findall(r"[A-Za-z]+", heading)}
     code = "\n".join(b.text for b in blocks if b.kind == "code")
     best: tuple[int, str] | None = None
     for long, shorts in options.items():
         words = [w for w in long.lstrip("-").split("-") if len(w) > 1]
-        if not words or not all(_stem(w.removesuffix("s")) in said for w in words):
+        if not words or not all(stem(w) in said for w in words):
             continue
         runs = any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", code) for f in (long, *shorts))
         if runs and (best is None or len(words) > best[0]):
@@ -124,7 +124,7 @@ def section_command(heading: str, blocks: Sequence[Block], commands: Sequence[st
     heading names every word after the program's ("New mechanism for storing API keys" runs
     `llm keys set openai`: `llm keys`); the command with most words wins. `commands`: the
     document's (`command_names`)."""
-    said = {_stem(w.removesuffix("s")) for w in re.findall(r"[A-Za-z]+", heading)}
+    said = {stem(w) for w in re.findall(r"[A-Za-z]+", heading)}
     lines = [
         line.removeprefix("$ ").strip()
         for b in blocks
@@ -134,7 +134,7 @@ def section_command(heading: str, blocks: Sequence[Block], commands: Sequence[st
     best: tuple[int, str] | None = None
     for command in commands:
         words = command.split()
-        if len(words) < 2 or not all(_stem(w.removesuffix("s")) in said for w in words[1:]):
+        if len(words) < 2 or not all(stem(w) in said for w in words[1:]):
             continue
         runs = any(re.match(rf"{re.escape(command)}(?![\w-])", line) for line in lines)
         if runs and (best is None or len(words) > best[0]):
