@@ -166,3 +166,30 @@ def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
     assert "rustc-guide" in found and "deferred-free list" in found, found
     # an adjective, a part of a longer candidate said as often, a word said once
     assert not {"free-threaded", "deferred-free", "write-up", "pre-release"} & set(found), found
+
+
+def test_a_plural_noun_before_a_noun_is_not_a_verb() -> None:
+    """An -s word after a determiner is a plural noun qualifying the next ("the weights file",
+    "each models directory"); after its subject it is a verb with its object ("BPE merges
+    pairs", "that applies BPE")."""
+    from wikic.language.evidence import is_subject
+    from wikic.language.phrases import reads_as_verb
+    from wikic.language.sentences import Sentence
+
+    assert not reads_as_verb("weights", "the")
+    assert not reads_as_verb("models", "each")
+    assert reads_as_verb("merges", "BPE")
+    assert reads_as_verb("applies", "that")
+    assert not reads_as_verb("class", "the")  # no verb in -s: "-ss"
+    texts = [
+        "The loader reads the weights file from disk.",
+        "Copy the weights file into the models directory.",
+        "Each models directory holds one weights file.",
+        "The tokenizer splits text into tokens.",
+    ]
+    sentences = [Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts)]
+    found = topic_candidates(sentences)
+    assert "weights file" in found and "models directory" in found
+    assert is_subject("weights file", texts) and is_subject("models directory", texts)
+    assert not is_subject("splits text", texts)  # "The tokenizer splits text": a verb
+    assert not is_subject("weights file")  # with no text to read, an -s word opens a verb

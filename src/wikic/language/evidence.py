@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from wikic.language.commands import is_code_like, is_precise
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
-from wikic.language.phrases import VERB_S_RE
+from wikic.language.phrases import VERB_S_RE, follows_determiner
 from wikic.language.sentences import Sentence
 from wikic.language.vocabulary import FILLER, UNITS, is_common_term
 from wikic.vault.names import name_key
@@ -21,12 +21,19 @@ FACTS_PER_SECTION_TOPIC = 8
 MIN_EVIDENCE = 3  # sentences that must name a candidate for it to be a page of its own
 
 
-def is_subject(name: str) -> bool:
-    """Whether a code-found phrase can name a page: not a unit, a filler phrase or a letter."""
+def is_subject(name: str, texts: Sequence[str] = ()) -> bool:
+    """Whether a code-found phrase can name a page: not a unit, a filler phrase, a letter, or
+    a verb and its object ("splits text"); a phrase `texts` write after a determiner ("the
+    weights file") opens with a plural noun, not a verb."""
     words = re.findall(r"\w+", name.casefold())
     if not words or len(name.strip()) < 2 or all(w in UNITS or w.isdigit() for w in words):
         return False
-    if " " in name and name.islower() and VERB_S_RE.fullmatch(words[0]):
+    if (
+        " " in name
+        and name.islower()
+        and VERB_S_RE.fullmatch(words[0])
+        and not follows_determiner(name, texts)
+    ):
         return False  # "splits text", "adds support": a verb and its object
     return not any(w in FILLER for w in words)
 
@@ -91,7 +98,7 @@ def evidence_topics(
         key = name_key(name)
         if not key or key in taken or key in GENERIC_KEYS or key in short:
             continue
-        if name not in known and not is_subject(name):
+        if name not in known and not is_subject(name, texts):
             continue  # a term the document defines is a subject, whatever its words
         forms = (name, *aliases.get(name, ()))
         naming = [

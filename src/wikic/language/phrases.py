@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from wikic.language.sentences import Sentence
-from wikic.language.stopwords import CALENDAR_WORDS, TOPICLESS_WORDS
+from wikic.language.stopwords import CALENDAR_WORDS, DETERMINERS, TOPICLESS_WORDS
 from wikic.vault.names import name_key
 
 # an identifier is one token (`wr_seq`, `mi_page_t`): no phrase "global wr" of `global wr_seq`
@@ -32,8 +32,9 @@ _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _DASH_RE = re.compile(r"\s[-–—]+\s")
 _NAME_PART_RE = re.compile(r"[,;()]|" + _DASH_RE.pattern)
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|" + _DASH_RE.pattern)
-# "applies", "merges": after its subject, a verb
+# "applies", "merges": after its subject, a verb; after a determiner, a plural noun ("weights")
 VERB_S_RE = re.compile(r"[a-z]{3,}[^su']s")
+_DETERMINER_RE = "|".join(sorted(DETERMINERS))
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 # "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
 _ADJECTIVE_COMPOUND_RE = re.compile(
@@ -128,12 +129,7 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
                 continue  # "multiple times", "significantly improves"
             if any(_POSSESSIVE_RE.search(w) for w in gram[:-1]):
                 continue  # "Python's QSBR" is QSBR
-            if (
-                k
-                and toks[k].islower()
-                and VERB_S_RE.fullmatch(toks[k])
-                and (lowered[k - 1] in TOPICLESS_WORDS or _is_name_word(toks[k - 1]))
-            ):
+            if k and reads_as_verb(toks[k], toks[k - 1]):
                 # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
                 continue
             subject = (
@@ -141,6 +137,28 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
             )
             found.append((" ".join(toks[k : k + n]), subject))
     return found
+
+
+def reads_as_verb(word: str, before: str) -> bool:
+    """Whether a lower-case word in -s (`VERB_S_RE`) is a verb, by the word `before` it: after
+    its subject, a name or a pronoun ("BPE merges pairs", "that applies BPE"), it is; after a
+    determiner it is a plural noun, and the noun after it is what it qualifies ("the weights
+    file", "each models directory")."""
+    if not (word.islower() and VERB_S_RE.fullmatch(word)):
+        return False
+    folded = before.casefold()
+    if folded in DETERMINERS:
+        return False
+    return folded in TOPICLESS_WORDS or _is_name_word(before)
+
+
+def follows_determiner(phrase: str, texts: Sequence[str]) -> bool:
+    """Whether one of `texts` writes `phrase` right after a determiner ("the weights file",
+    "each models directory"): then its first word is a noun, not a verb with its object."""
+    pattern = re.compile(
+        rf"(?<![\w-])(?:{_DETERMINER_RE})\s+{re.escape(phrase)}(?![\w-])", re.IGNORECASE
+    )
+    return any(pattern.search(t) for t in texts)
 
 
 def topic_candidates(

@@ -153,7 +153,11 @@ def named_by_phrase(
     word = name_key(name)
     for phrase in candidates:
         words = word_keys(phrase)
-        if len(words) != 2 or words[0] != word or not is_subject(phrase):
+        if (
+            len(words) != 2
+            or words[0] != word
+            or not is_subject(phrase, [s.text for s in sentences])
+        ):
             continue
         ids = tuple(s.id for s in sentences if names_sentence(phrase, s.text))
         if len(ids) >= MIN_EVIDENCE:

@@ -41,6 +41,13 @@ NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "neither", "nor",
 # the articles a name may hold and still be the same name ("The KV cache" is "KV cache")
 ARTICLES = frozenset({"a", "an", "the"})
 
+# words that open a noun phrase: what follows one is a noun or qualifies one ("the weights
+# file", "each models directory"), never a verb
+DETERMINERS = frozenset({
+    "a", "an", "the", "its", "their", "our", "your", "my", "his", "these", "those", "each",
+    "every", "some", "any", "no", "all", "both", "many",
+})  # fmt: skip
+
 # words that say how, how often, how much or in relation to what: a claim or a question can
 # turn on one ("without a GPU", "must contain"), but no name starts with one
 _QUALIFIER_WORDS = """
