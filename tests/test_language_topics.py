@@ -1,4 +1,6 @@
-"""Structure-aware ingest: whole facts only, topics from headings, titles from the document."""
+"""Topics code finds in a document (wikic.language: section_topics, evidence, headings,
+definitions, commands) on real cases from the corpus: whole facts only, topics from headings,
+titles from the document."""
 
 from __future__ import annotations
 
