@@ -12,7 +12,11 @@ as names of one topic, and separates no name the old plural rule joined. Lemmati
 measured too: `simplemma` leaves a word its dictionary lacks as it is ("tokenizers", "llms") and
 makes "interned" "interne"; `lemminflect` folds those but needs the part of speech ("caching"
 stays as a noun, is "cache" as a verb), needs numpy and was last released in 2022. Snowball
-needs neither, and is maintained.
+needs neither, and is maintained. On the 331 singular/plural pairs of the corpus's words, the
+old plural rule left 22 apart and `stem` leaves 19, most of them no plurals ("as", "notes" of
+"not"); "alias"/"aliases" stays apart with both, "api"/"apis", "wiki"/"wikis", "id"/"ids" and
+"use"/"uses" now join. Outside the corpus, Snowball keeps "bus"/"buses" apart (the old rule
+joined them).
 `snowballstemmer` uses PyStemmer's C implementation when that is installed (~1 µs a word against
 ~34 µs); results are cached either way.
 """
@@ -20,6 +24,7 @@ needs neither, and is maintained.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 
 import snowballstemmer
@@ -29,13 +34,20 @@ _LOCK = threading.Lock()  # a Snowball stemmer keeps its state while it works on
 CACHED_WORDS = 1 << 16
 
 
+# a word with no vowel before its final s is an abbreviation's plural: "llms", "prs"
+_ABBREVIATION_PLURAL_RE = re.compile(r"[b-df-hj-np-tv-z]{2,}s")
+
+
 @functools.lru_cache(maxsize=CACHED_WORDS)
 def stem(word: str) -> str:
     """`word` case-folded and stemmed: "interned" → "intern", "interpreter" → "interpret",
-    "caches" and "caching" → "cach", "added" and "adds" → "add". Only ever compared, never
-    shown."""
+    "caches" and "caching" → "cach", "added" and "adds" → "add", and "LLMs" → "llm" (Snowball
+    keeps the s of a word without a vowel). Only ever compared, never shown."""
+    folded = word.casefold()
+    if _ABBREVIATION_PLURAL_RE.fullmatch(folded):
+        return folded[:-1]
     with _LOCK:
-        return str(_ENGLISH.stemWord(word.casefold()))
+        return str(_ENGLISH.stemWord(folded))
 
 
 def stem_prefix(word: str) -> str:
