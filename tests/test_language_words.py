@@ -61,6 +61,7 @@ def test_one_stem_joins_the_forms_of_a_word(forms: tuple[str, ...], joined: bool
 
 def test_stemming_ignores_case_and_leaves_code_words_alone() -> None:
     assert stem("Caches") == stem("caches")
+    assert stem("LLMs") == stem("llm") and stem("PRs") == "pr"  # an abbreviation's plural
     assert stem("gguf") == "gguf" and stem("q4") == "q4"
 
 
