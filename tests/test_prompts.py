@@ -25,6 +25,7 @@ from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.targets import Target
 from wikic.ingest import prompts as ingest_prompts
 from wikic.init import agents_template
+from wikic.language.prose_checks import instruction_echo
 from wikic.lint import runner as lint_runner
 from wikic.lint import semantic
 from wikic.llm.backend import Segment, repair_prompt
@@ -35,7 +36,6 @@ from wikic.prompts.sentences import literal_parts, prompt_sentences, split_sente
 from wikic.query.compose import prompt as query_prompt
 from wikic.query.compose import schema_text
 from wikic.query.evidence import Packed
-from wikic.vault.prose_checks import instruction_echo
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts" / "prompts.json"
 AGENTS_MD = agents_template()

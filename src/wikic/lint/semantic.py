@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.errors import BackendError
 from wikic.fsutil import atomic_write
+from wikic.language.conflicts import conflict_reason
 from wikic.llm.backend import (
     Backend,
     Request,
@@ -38,7 +39,6 @@ from wikic.paths import WikiPaths
 from wikic.prompts import lint as lint_prompts
 from wikic.store.db import open_store
 from wikic.vault.catalog import one_line
-from wikic.vault.conflicts import conflict_reason
 from wikic.vault.schema_doc import schema_excerpt
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Every sentence of wikic's prompts, generated from the templates of this package.
 
-A model asked for a title or a summary sometimes copies its prompt; `vault.prose_checks`
+A model asked for a title or a summary sometimes copies its prompt; `language.prose_checks`
 recognises such an echo by these sentences. They are cut from each template's literal text (the
 values filled in are left out): a sentence ends at '.', '?' or '!' before a space, or at a line
 break; a sentence after a capitalised label ("TASK:", "EXISTING PAGES:") counts with and

@@ -1,4 +1,4 @@
-"""What counts as a whole fact, a cut summary and a prompt echo (vault/prose_checks.py).
+"""What counts as a whole fact, a cut summary and a prompt echo (language/prose_checks.py).
 
 The fragments are the ones ingest produced on real documents (issue 10); the whole facts are
 real sentences of the same documents, including the punctuation that fools a naive check."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikic.vault.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
+from wikic.language.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
 
 FRAGMENTS = [
     ("Distilled Weight Quantization (DWQ)", "heading"),
@@ -170,7 +170,7 @@ def test_real_titles_are_not_echoes(title: str) -> None:
     ],
 )
 def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta: bool) -> None:
-    from wikic.vault.prose_checks import meta_reason
+    from wikic.language.prose_checks import meta_reason
 
     assert (meta_reason(text) is not None) is meta
 
@@ -185,6 +185,6 @@ def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta
     ],
 )
 def test_an_overview_made_of_table_cells_is_no_prose(text: str, row: bool) -> None:
-    from wikic.vault.prose_checks import table_row_reason
+    from wikic.language.prose_checks import table_row_reason
 
     assert (table_row_reason(text) is not None) is row
