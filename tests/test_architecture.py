@@ -118,6 +118,7 @@ FORBIDDEN = {
     "wikic.lint": ("wikic.ingest", "wikic.query", "wikic.cli"),
     "wikic.query": ("wikic.ingest", "wikic.lint", "wikic.cli"),
     "wikic.ingest": ("wikic.query", "wikic.lint", "wikic.cli"),
+    "wikic.sync": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.llm", "wikic.cli"),
 }  # fmt: skip
 
 
