@@ -19,6 +19,7 @@ from pathlib import Path
 import git
 
 from wikic.errors import GitStateError, OperationError, SyncConflictError
+from wikic.fsutil import atomic_write
 from wikic.operation.gitrepo import (
     MERGE_WAY_OUT,
     TRAILER_NAME,
@@ -282,7 +283,7 @@ def finish_open_merge(paths: WikiPaths, repo: git.Repo) -> str | None:
         )
     index_text = render_index(list(Vault.load(paths.wiki)))
     if not paths.index_md.exists() or paths.index_md.read_text(encoding="utf-8") != index_text:
-        paths.index_md.write_text(index_text, encoding="utf-8")
+        atomic_write(paths.index_md, index_text.encode("utf-8"))
         run_git(repo, "add", "--", str(paths.index_md.resolve()))
     env = commit_identity(paths.config.git, repo).env()
     run_git(repo, "commit", "--no-verify", "--quiet", "-F", str(message_file), env=env)
