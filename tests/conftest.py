@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.golden import isolate_user_dirs
+from tests.helpers.golden import isolate_git_identity, isolate_user_dirs
 from wikic.llm.fake import FakeBackend
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # installed_model / real_models_env; importing it also puts mlx on OpenBLAS for this process
 pytest_plugins = ["tests.helpers.model_fixtures"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_git_identity(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The test git identity for module- and session-scoped fixtures too (the per-test one
+    below sets the same): wikic's commits and log entries name it, never ~/.gitconfig's."""
+    with pytest.MonkeyPatch.context() as mp:
+        isolate_git_identity(mp, tmp_path_factory.mktemp("git-home"))
+        yield
 
 
 @pytest.fixture(autouse=True)

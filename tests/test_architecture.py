@@ -125,6 +125,8 @@ FORBIDDEN = {
     "wikic.consolidate": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.maintain", *_TOP),
     "wikic.maintain": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.consolidate",
                        "wikic.llm", *_TOP),
+    "wikic.sync": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.consolidate", "wikic.llm",
+                   *_TOP),
     "wikic.mcp": ("wikic.cli",),
     "wikic.cli": (),  # the top layer: it may import any package
 }  # fmt: skip

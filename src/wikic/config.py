@@ -96,8 +96,9 @@ class ConsolidateConfig(_Section):
 
 class GitConfig(_Section):
     commit: bool = True
-    author_name: str = "wikic"
-    author_email: str = "wikic@localhost"
+    # None: the git identity (`user.name`); `--author` and $WIKIC_AUTHOR override both
+    author_name: str | None = None
+    author_email: str | None = None
 
 
 class Config(_Section):
@@ -114,6 +115,9 @@ class Config(_Section):
     lint: LintConfig = LintConfig()
     consolidate: ConsolidateConfig = ConsolidateConfig()
     git: GitConfig = GitConfig()
+    # manual: only `wikic sync` (or a command's --sync) syncs; auto: every writing command syncs
+    # with the git remote after it commits
+    sync: Literal["manual", "auto"] = "manual"
 
     def model_for(self, role: RoleName) -> str:
         """The model a role uses: its override, else the default model."""

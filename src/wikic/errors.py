@@ -79,3 +79,8 @@ class GenerationError(BackendError):
 
 class CacheError(WikicError):
     """The prefix cache cannot be used (never raised for a bad cache file: that is a miss)."""
+
+
+class SyncConflictError(GitStateError):
+    """`wikic sync` met changes it cannot merge (people edited the same text two ways): the
+    merge is left open, as git leaves one, for a person to finish."""

@@ -40,7 +40,16 @@ def isolate_user_dirs(mp: pytest.MonkeyPatch, home: Path) -> None:
     mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     mp.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
     mp.delenv("WIKIC_DIR", raising=False)
-    # git needs an identity for commits made by tests that use git directly
+    isolate_git_identity(mp, home)
+
+
+def isolate_git_identity(mp: pytest.MonkeyPatch, home: Path) -> None:
+    """Git's config at `home/.gitconfig` with the test identity (wikic commits as the git
+    identity, and tests that use git directly need one); no system config, no $WIKIC_AUTHOR."""
     mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    mp.delenv("WIKIC_AUTHOR", raising=False)
+    for name in ("NAME", "EMAIL"):
+        for who in ("AUTHOR", "COMMITTER"):
+            mp.delenv(f"GIT_{who}_{name}", raising=False)
     (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")

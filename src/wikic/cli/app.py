@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 
 from wikic.cli.notices import once_per_command
 from wikic.errors import WikicError
+from wikic.operation.identity import author_from, with_author
 from wikic.paths import WikiPaths, open_paths
 
 
@@ -54,6 +55,7 @@ class State:
     """Global options, set by the app callback."""
 
     wiki_dir: Path | None = None
+    author: str | None = None
 
 
 _state = State()
@@ -91,8 +93,15 @@ NO_WAIT_OPTION = typer.Option(
 
 
 def current_paths() -> WikiPaths:
-    """The wiki of this invocation (from --wiki / $WIKIC_DIR / the current directory)."""
-    return open_paths(state().wiki_dir)
+    """The wiki of this invocation (from --wiki / $WIKIC_DIR / the current directory), its
+    commits authored by --author / $WIKIC_AUTHOR when given."""
+    return authored(open_paths(state().wiki_dir))
+
+
+def authored(paths: WikiPaths, author: str | None = None) -> WikiPaths:
+    """`paths` with the commit author of this invocation: `author`, else the global --author,
+    else $WIKIC_AUTHOR (else the wiki's own: wikic.yaml, then the git identity)."""
+    return with_author(paths, author_from(author or state().author))
 
 
 def waiting_message(message: str) -> None:
@@ -117,6 +126,13 @@ def _main(
         "current one that holds wikic.yaml).",
         file_okay=False,
     ),
+    author: str | None = typer.Option(
+        None,
+        "--author",
+        metavar="NAME",
+        help='Who the commits of this command name ("Name" or "Name <email>"; default: '
+        "$WIKIC_AUTHOR, else git.author_name of wikic.yaml, else your git identity).",
+    ),
     version: bool = typer.Option(
         False,
         "--version",
@@ -128,3 +144,4 @@ def _main(
     _state.wiki_dir = wiki or (
         Path(os.environ["WIKIC_DIR"]) if os.environ.get("WIKIC_DIR") else None
     )
+    _state.author = author

@@ -20,6 +20,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.consolidate import (
     EXIT_BUSY,
     ConsolidateReport,
@@ -74,6 +75,7 @@ def consolidate_cmd(
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Model for this run."),
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Consolidate episodes (dated notes: daily logs, journals) not yet consolidated, oldest
@@ -114,6 +116,8 @@ def consolidate_cmd(
         print_json(report.to_dict())
     else:
         _render(report)
+    if not dry_run:
+        after_write(paths, sync_after)
     raise typer.Exit(report.exit_code)
 
 

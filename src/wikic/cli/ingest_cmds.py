@@ -20,6 +20,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
 from wikic.paths import WikiPaths
 from wikic.vault.sources import SkippedRaw, scan_raw
@@ -47,6 +48,7 @@ def ingest_cmd(
         None, "--model", "-m", help="Model for every role of this run."
     ),
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Compile sources into source pages and entity/concept pages, with cited facts,
@@ -82,6 +84,8 @@ def ingest_cmd(
         )
     else:
         _render(report)
+    if not report.dry_run:
+        after_write(paths, sync_after)
     if report.failed:
         raise typer.Exit(1)
 

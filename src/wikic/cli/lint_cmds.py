@@ -22,6 +22,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.errors import LockBusyError
 from wikic.lint import EXIT_BUSY, RULES, LintOptions, LintReport, run_lint
 from wikic.lint.runner import DEFAULT_WAIT_S, selected_rules
@@ -87,6 +88,7 @@ def lint_cmd(
         help="Model for the semantic checks (default: the lint role's).",
     ),
     list_rules: bool = typer.Option(False, "--list-rules", help="List the rules and exit."),
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Check the wiki: broken links and citations, orphans, stale pages, raw/ changes, index
@@ -119,6 +121,8 @@ def lint_cmd(
         _render(report, quiet=quiet, root=paths.rel(paths.wiki))
     for note in report.notes:
         err_console().print(f"note: {note}", markup=False)
+    if fix:
+        after_write(paths, sync_after)
     raise typer.Exit(report.exit_code(strict=strict))
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import typer
 
 from wikic.cli import backends
-from wikic.cli.app import app, current_paths
+from wikic.cli.app import app, authored, current_paths
 from wikic.config import RoleName
 from wikic.errors import WikicError
 from wikic.llm.backend import Backend
-from wikic.mcp import ServiceOptions, WikiService, with_author
+from wikic.mcp import ServiceOptions, WikiService
 from wikic.paths import WikiPaths, open_paths
 
 
@@ -40,7 +40,8 @@ def mcp_cmd(
         "--author",
         metavar="NAME",
         help='Git author of the commits this server makes ("Name" or "Name <email>"), so '
-        "agents sharing a wiki are told apart (default: git.author_name of wikic.yaml).",
+        "agents sharing a wiki are told apart (default: the global --author, $WIKIC_AUTHOR, "
+        "git.author_name of wikic.yaml, else the git identity).",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", help="Model for every role (default: the roles of wikic.yaml)."
@@ -59,7 +60,7 @@ def mcp_cmd(
         ) from None
     paths = open_paths(wiki) if wiki is not None else current_paths()
     paths = WikiPaths(paths.root, backends.config_with_model(paths.config, model))
-    paths = with_author(paths, author)
+    paths = authored(paths, author)
     logging.basicConfig(level=logging.WARNING, format="wikic mcp: %(levelname)s %(message)s")
 
     def backend_for(role: RoleName) -> Backend:

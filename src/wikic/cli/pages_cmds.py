@@ -15,6 +15,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.maintain.common import MaintainResult
 from wikic.maintain.delete import delete_page
 from wikic.maintain.merge import merge_pages
@@ -47,6 +48,7 @@ def rename(
     dry_run: bool = DRY_RUN_OPTION,
     include_my_edits: bool = MY_EDITS_OPTION,
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Give PAGE a new title: the file moves to the new title's name, the old title stays as an
@@ -56,6 +58,8 @@ def rename(
     _render(
         rename_page(paths, page, title, **_options(dry_run, include_my_edits, no_wait)), json_out
     )
+    if not dry_run:
+        after_write(paths, sync_after)
 
 
 @app.command()
@@ -65,6 +69,7 @@ def merge(
     dry_run: bool = DRY_RUN_OPTION,
     include_my_edits: bool = MY_EDITS_OPTION,
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Merge PAGE into INTO: its facts (deduplicated, citations kept), aliases, related links,
@@ -74,6 +79,8 @@ def merge(
     _render(
         merge_pages(paths, page, into, **_options(dry_run, include_my_edits, no_wait)), json_out
     )
+    if not dry_run:
+        after_write(paths, sync_after)
 
 
 @app.command()
@@ -88,6 +95,7 @@ def delete(
     dry_run: bool = DRY_RUN_OPTION,
     include_my_edits: bool = MY_EDITS_OPTION,
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Remove PAGE: links to it in prose become plain text, list items and property values
@@ -96,6 +104,8 @@ def delete(
     paths = current_paths()
     options = _options(dry_run, include_my_edits, no_wait)
     _render(delete_page(paths, page, force=force, **options), json_out)
+    if not dry_run:
+        after_write(paths, sync_after)
 
 
 def _render(result: MaintainResult, json_out: bool) -> None:

@@ -23,6 +23,7 @@ from wikic.cli.app import (
     waiting_message,
 )
 from wikic.cli.notices import warn
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
@@ -63,6 +64,7 @@ def query(
         "query.answer_style).",
     ),
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> None:
     """Answer QUESTION from the wiki's facts: search facts and source paragraphs, show the best
@@ -109,6 +111,8 @@ def query(
     elif output == "marp":
         out_console().print(_deck(paths, result, saved), markup=False, end="")
     _report(result, saved, save, paths.rel(paths.wiki))
+    if saved is not None:
+        after_write(paths, sync_after)
     if save and saved is None:
         raise typer.Exit(1)  # asked to file an answer and did not: a script must notice
 

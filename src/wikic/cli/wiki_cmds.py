@@ -16,6 +16,7 @@ from wikic.cli.app import (
     waiting_message,
 )
 from wikic.cli.notices import warn
+from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.init import init_wiki
 from wikic.operation.transaction import recover_if_idle
 from wikic.status import read_log, wiki_status
@@ -118,6 +119,7 @@ def log_cmd(
                     "date": e.date.isoformat(),
                     "op": e.op,
                     "title": e.title,
+                    "author": e.author or None,
                     "details": list(e.bullets),
                 }
                 for e in entries
@@ -128,7 +130,8 @@ def log_cmd(
     if not entries:
         console.print("No operations logged yet.")
     for e in entries:
-        console.print(f"[{e.date}] {e.op} | {e.title}", markup=False)
+        by = f" (by {e.author})" if e.author else ""
+        console.print(f"[{e.date}] {e.op} | {e.title}{by}", markup=False)
         for b in e.bullets:
             console.print(f"  - {b}", markup=False)
 
@@ -136,10 +139,12 @@ def log_cmd(
 @app.command()
 def undo(
     no_wait: bool = NO_WAIT_OPTION,
+    sync_after: bool = SYNC_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Revert the last wikic operation with a new commit (log.md keeps both entries)."""
-    result = undo_last(current_paths(), wait=0 if no_wait else None, on_wait=waiting_message)
+    paths = current_paths()
+    result = undo_last(paths, wait=0 if no_wait else None, on_wait=waiting_message)
     if json_out:
         print_json(
             {
@@ -152,8 +157,9 @@ def undo(
                 "files": list(result.result.changed),
             }
         )
-        return
-    console = out_console()
-    console.print(f"Undid: {result.undone.subject}", markup=False)
-    for path in result.result.changed:
-        console.print(f"  {path}")
+    else:
+        console = out_console()
+        console.print(f"Undid: {result.undone.subject}", markup=False)
+        for path in result.result.changed:
+            console.print(f"  {path}")
+    after_write(paths, sync_after)

@@ -5,6 +5,7 @@ exposes them over the `mcp` SDK (optional extra `wikic[mcp]`, imported only here
 guarantees as the CLI: one writer lock, journaled writes, raw/ never written, paths confined.
 """
 
-from wikic.mcp.service import ServiceOptions, WikiService, with_author
+from wikic.mcp.service import ServiceOptions, WikiService
+from wikic.operation.identity import with_author
 
 __all__ = ["ServiceOptions", "WikiService", "with_author"]

@@ -44,6 +44,7 @@ class LogEntryResult(TypedDict):
     date: str  # YYYY-MM-DD
     op: str
     title: str
+    author: str | None  # who ran it (log.md's `- by` line), None for older entries
     details: list[str]
 
 

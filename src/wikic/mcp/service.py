@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -41,8 +40,9 @@ from wikic.paths import WikiPaths
 from wikic.query.answer import QueryResult, answer_question
 from wikic.query.save import SavedAnalysis, save_answer
 from wikic.status import read_log, wiki_status
-from wikic.store.db import open_store
+from wikic.store.db import after_commit, open_store
 from wikic.store.search import parse_where
+from wikic.sync import sync_after_write
 from wikic.vault.logbook import LogEntry
 from wikic.vault.pages import parse_page
 
@@ -210,7 +210,7 @@ class WikiService:
                 backend=backend,
                 progress=lambda done, total, what: progress(done, total, what),
             )
-            return report.to_dict()
+            return {**report.to_dict(), **(self.synced() if fix else {})}
 
         return self.on_model_thread(run) if asks_model else run()
 
@@ -271,7 +271,12 @@ class WikiService:
         progress(0, 1, "filing the answer")
         saved = save_answer(self.paths, result, fmt=fmt, wait=self.options.write_wait_s)
         progress(1, 1, "filed")
-        return {"saved": _saved(saved), "question": result.question, "answer": result.answer}
+        return {
+            "saved": _saved(saved),
+            "question": result.question,
+            "answer": result.answer,
+            **self.synced(),
+        }
 
     def _query_backend(self) -> Backend:
         return self.backend("query")
@@ -309,6 +314,7 @@ class WikiService:
             "dry_run": report.dry_run,
             "sources": [o.to_dict() for o in report.outcomes],
             "stats": report.total_stats().to_dict(),
+            **({} if dry_run else self.synced()),
         }
 
     def consolidate(
@@ -338,7 +344,15 @@ class WikiService:
                 wait=self.options.write_wait_s,
             )
         )
-        return report.to_dict()
+        return {**report.to_dict(), **({} if dry_run else self.synced())}
+
+    def synced(self) -> dict[str, Any]:
+        """After a write: the sync with the git remote when wikic.yaml says `sync: auto`, as
+        the result's "sync" (a remote out of reach is its notice, never a tool error)."""
+        report = sync_after_write(
+            self.paths, False, wait=self.options.write_wait_s, on_commit=after_commit
+        )
+        return {} if report is None else {"sync": report.to_dict()}
 
     def raw_path(self, given: str) -> Path:
         """An absolute path inside raw/ for a source path an agent gave (relative to the wiki
@@ -360,7 +374,13 @@ class WikiService:
 
 
 def _entry(e: LogEntry) -> LogEntryResult:
-    return {"date": e.date.isoformat(), "op": e.op, "title": e.title, "details": list(e.bullets)}
+    return {
+        "date": e.date.isoformat(),
+        "op": e.op,
+        "title": e.title,
+        "author": e.author or None,
+        "details": list(e.bullets),
+    }
 
 
 def _saved(saved: SavedAnalysis) -> dict[str, Any]:
@@ -371,21 +391,3 @@ def _saved(saved: SavedAnalysis) -> dict[str, Any]:
         "linked_from": list(saved.linked_from),
         "commit": saved.commit,
     }
-
-
-def with_author(paths: WikiPaths, author: str | None) -> WikiPaths:
-    """`paths` whose commits are authored by `author` ("Name" or "Name <email>"), so agents
-    sharing a wiki are told apart in git; None keeps wikic.yaml's git author."""
-    if author is None:
-        return paths
-    m = re.fullmatch(r"\s*([^<>]*?)\s*(?:<([^<>\s]+@[^<>\s]+)>)?\s*", author)
-    name = m.group(1) if m else ""
-    if not m or not name or any(c in name for c in "\n\r\x00"):
-        raise UsageError(
-            f"bad author {author!r}",
-            hint='Use a name, or "Name <email>", e.g. "Claude <ai@x.org>".',
-        )
-    git = paths.config.git.model_copy(
-        update={"author_name": name, **({"author_email": m.group(2)} if m.group(2) else {})}
-    )
-    return WikiPaths(paths.root, paths.config.model_copy(update={"git": git}))

@@ -8,7 +8,9 @@ operation. wikic refuses to commit while the user has staged changes of their ow
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,11 @@ from wikic.errors import GitStateError, OperationError
 TRAILER_OP = "Wikic-Op"
 TRAILER_NAME = "Wikic-Operation"
 TRAILER_UNDOES = "Wikic-Undoes"
+MERGE_WAY_OUT = (
+    "Resolve the conflicts `git status` lists (edit each file, remove the <<<<<<< ======= >>>>>>> "
+    "lines, `git add` it), then run `wikic sync` to finish the merge (or `git commit`); "
+    "`git merge --abort` goes back to before it."
+)
 _TRAILER_RE = re.compile(r"^(Wikic-[A-Za-z]+): (.+)$", re.MULTILINE)
 
 
@@ -78,7 +85,9 @@ def check_git_ready(repo: git.Repo, *, index_lock: bool = True) -> None:
         if (gitdir / marker).exists():
             raise GitStateError(
                 f"the git repository is in the middle of {what}",
-                hint="Finish or abort it, then run wikic again.",
+                hint=MERGE_WAY_OUT
+                if marker == "MERGE_HEAD"
+                else "Finish or abort it, then run wikic again.",
             )
     if has_head(repo) and repo.head.is_detached:
         raise GitStateError(
@@ -224,3 +233,44 @@ def working_tree_dirty(repo: git.Repo, paths: Sequence[Path]) -> list[str]:
         "--porcelain", "-z", "--untracked-files=all", "--", *[str(p) for p in paths]
     )
     return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+
+
+def run_git(
+    repo: git.Repo,
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> str:
+    """One git command in the repository with `stdin` fed to it (pathspecs literal: a file
+    named `*.md` is that file); GitCommandError when it fails (its stdout and stderr kept),
+    subprocess.TimeoutExpired past `timeout` seconds."""
+    proc = subprocess.run(
+        ["git", "--literal-pathspecs", *args],
+        cwd=repo.working_tree_dir or repo.git_dir,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        check=False,
+        timeout=timeout,
+    )
+    out = proc.stdout.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise GitFailed(
+            ["git", *args], proc.returncode, proc.stderr.decode("utf-8", "replace"), out
+        )
+    return out
+
+
+class GitFailed(git.GitCommandError):
+    """A `run_git` command that failed; `err_text` and `out_text` as git wrote them."""
+
+    def __init__(self, command: list[str], status: int, err_text: str, out_text: str) -> None:
+        super().__init__(command, status, err_text, out_text)
+        self.err_text = err_text
+        self.out_text = out_text
+
+    @property
+    def last_line(self) -> str:
+        lines = [line for line in (self.err_text or self.out_text).splitlines() if line.strip()]
+        return lines[-1].strip() if lines else f"git exited with {self.status}"

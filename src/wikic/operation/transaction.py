@@ -28,7 +28,9 @@ from wikic.operation.gitrepo import (
     reset_paths,
     working_tree_dirty,
 )
+from wikic.operation.identity import commit_identity
 from wikic.operation.journal import Change, Journal, pending
+from wikic.operation.landing import pending_landing, recover_landing
 from wikic.operation.lock import writer_lock
 from wikic.paths import WikiPaths
 from wikic.vault.catalog import render_index
@@ -75,6 +77,7 @@ def new_op_id() -> str:
 def recover(paths: WikiPaths, repo: git.Repo | None) -> list[str]:
     """Finish or roll back operations a crash interrupted. Caller holds the writer lock."""
     notes: list[str] = []
+    landed = recover_landing(paths, repo)  # a sync (logs its own note)
     for directory, journal in pending(paths.journal, paths.root):
         if journal is None:
             shutil.rmtree(directory, ignore_errors=True)
@@ -96,7 +99,7 @@ def recover(paths: WikiPaths, repo: git.Repo | None) -> list[str]:
         )
     for note in notes:
         log.warning(note)
-    return notes
+    return ([landed] if landed else []) + notes
 
 
 CommitHook = Callable[[WikiPaths, Sequence[str]], None]
@@ -121,6 +124,12 @@ class Writer:
         self.recovered = recovered
         self.on_commit = on_commit
         self.include_my_edits = include_my_edits
+        # who the log entries name: the commits' author (the configured one without git)
+        self.author = (
+            commit_identity(paths.config.git, repo).name
+            if repo is not None and paths.config.git.commit
+            else paths.config.git.author_name or ""
+        )
 
     def commit(self, plan: Plan, *, today: dt.date | None = None) -> OpResult:
         changes = self._full_changes(plan, today or dt.date.today())
@@ -187,7 +196,7 @@ class Writer:
                 changes[index_rel] = index_text
         if plan.append_log:
             current_log = changes.get(log_rel) or self._current(log_rel) or ""
-            entry = LogEntry(today, plan.op, plan.title, tuple(plan.log_bullets))
+            entry = LogEntry(today, plan.op, plan.title, tuple(plan.log_bullets), self.author)
             changes[log_rel] = append_entry(current_log, entry)
         if log_rel in changes and changes[log_rel] is not None:
             # log.md links only pages that exist: names of pages gone become plain text
@@ -248,13 +257,13 @@ class Writer:
         message = message_with_trailers(
             f"{plan.op}: {plan.title}", body, op_id, plan.op, undoes=plan.undoes
         )
-        git_cfg = self.paths.config.git
+        identity = commit_identity(self.paths.config.git, self.repo)
         return commit_paths(
             self.repo,
             [self.paths.root / p for p in changed],
             message,
-            author_name=git_cfg.author_name,
-            author_email=git_cfg.author_email,
+            author_name=identity.name,
+            author_email=identity.email,
         )
 
 
@@ -282,7 +291,8 @@ def writing(
 
 def recover_if_idle(paths: WikiPaths) -> list[str]:
     """For readers: tidy up after a crash if no writer is running; never waits."""
-    if not paths.journal.is_dir() or not any(paths.journal.iterdir()):
+    journals = paths.journal.is_dir() and any(paths.journal.iterdir())
+    if not journals and not pending_landing(paths):
         return []
     try:
         with writer_lock(paths.lock_file, op="recover", wait=0):

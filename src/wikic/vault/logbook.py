@@ -1,7 +1,8 @@
 """`log.md`: the append-only record of operations.
 
 Each entry is a heading `## [YYYY-MM-DD] <op> | <title>` followed by bullets, so
-`grep "^## \\[" wiki/log.md` lists the operations. Entries are appended; earlier ones change
+`grep "^## \\[" wiki/log.md` lists the operations; the first bullet, `- by <name>`, names who ran
+it (the author of its commit) when known. Entries are appended; earlier ones change
 only so their links stay valid (`relink`): a link to a page that is gone becomes its plain name,
 a link to a page that moved points to its new name.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from wikic.vault.links import WikiLink, iter_links, normalize_target
 
 LOG_HEADER = "# Log\n\nWhat wikic did to this wiki, oldest first.\n"
+AUTHOR_BULLET = "- by "
 ENTRY_RE = re.compile(r"^## \[(\d{4}-\d{2}-\d{2})\] ([A-Za-z][\w-]*) \| (.*)$", re.MULTILINE)
 
 
@@ -25,10 +27,13 @@ class LogEntry:
     op: str
     title: str
     bullets: Sequence[str] = field(default_factory=tuple)
+    author: str = ""
 
     def render(self) -> str:
         title = " ".join(self.title.split())
         lines = [f"## [{self.date.isoformat()}] {self.op} | {title}"]
+        if self.author.strip():
+            lines.append(f"{AUTHOR_BULLET}{' '.join(self.author.split())}")
         lines += [f"- {' '.join(b.split())}" for b in self.bullets]
         return "\n".join(lines) + "\n"
 
@@ -45,12 +50,16 @@ def parse_entries(log_text: str) -> list[LogEntry]:
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(log_text)
         block = log_text[m.end() : end]
-        bullets = tuple(line[2:].strip() for line in block.splitlines() if line.startswith("- "))
+        lines = [line for line in block.splitlines() if line.startswith("- ")]
+        author = ""
+        if lines and lines[0].startswith(AUTHOR_BULLET):
+            author = lines.pop(0)[len(AUTHOR_BULLET) :].strip()
+        bullets = tuple(line[2:].strip() for line in lines)
         try:
             date = dt.date.fromisoformat(m.group(1))
         except ValueError:
             continue
-        entries.append(LogEntry(date, m.group(2), m.group(3).strip(), bullets))
+        entries.append(LogEntry(date, m.group(2), m.group(3).strip(), bullets, author))
     return entries
 
 
