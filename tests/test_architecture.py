@@ -113,6 +113,7 @@ FORBIDDEN = {
     "wikic.operation": ("wikic.store", "wikic.ingest", "wikic.query", "wikic.lint", "wikic.llm",
                         "wikic.cli"),
     "wikic.store": ("wikic.operation", "wikic.ingest", "wikic.query", "wikic.lint", "wikic.cli"),
+    "wikic.embed": ("wikic.vault", "wikic.operation", "wikic.store", "wikic.ingest", "wikic.query", "wikic.lint", "wikic.llm", "wikic.cli"),
     "wikic.llm": ("wikic.vault", "wikic.operation", "wikic.store", "wikic.ingest", "wikic.query",
                   "wikic.lint", "wikic.cli"),
     "wikic.lint": ("wikic.ingest", "wikic.query", "wikic.cli"),
