@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import cast
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -14,7 +13,7 @@ from wikic.cli.app import JSON_OPTION, app, current_paths, err_console, out_cons
 from wikic.cli.notices import warn
 from wikic.errors import UsageError
 from wikic.store.db import SearchHit, Store, open_store
-from wikic.store.hybrid import RANKINGS, Ranking
+from wikic.store.hybrid import RANKINGS
 from wikic.store.search import parse_where
 
 
@@ -102,7 +101,7 @@ def search(
     if not query.strip() and not (page_type or tag or filters):
         raise UsageError("nothing to search for", hint="Pass words, or a --type/--tag/--where.")
     paths = current_paths()
-    ranking = cast("Ranking", mode or paths.config.search.mode)
+    ranking = mode or paths.config.search.mode
     with indexing_progress() as progress, open_store(paths, progress=progress) as store:
         hits = store.search(
             query, types=page_type, tags=tag, where=filters, limit=limit, ranking=ranking
