@@ -17,6 +17,15 @@ The wiki is queried in a temp copy with the prefix cache in memory: nothing is w
     WIKIC_MODELS_DIR=.cache/test-models python scripts/bench_quality.py   # samples in raw/
     python scripts/bench_quality.py --qa scripts/data/corpus/qa.yaml --raw scripts/data/corpus \\
         --wiki /tmp/corpus-wiki --compile   # compiles the corpus once (wikic ingest --all)
+
+`--retrieval-only` asks no model: for each answerable question, and for each paraphrase of one
+(`--paraphrases`, default paraphrase.yaml beside the QA set), it retrieves and packs the wiki's
+context as `wikic query` does, once per ranking (`--rankings`: lexical = BM25 alone, hybrid,
+semantic), and scores whether every expected fact is in the packed context. Tokens are counted
+with the embedding model's tokenizer (Llama 2's), not the query model's.
+
+    python scripts/bench_quality.py --retrieval-only --qa scripts/data/corpus/qa.yaml \\
+        --wiki /tmp/corpus-wiki --raw scripts/data/corpus
 """
 
 from __future__ import annotations
@@ -47,8 +56,11 @@ from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
 from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
 from wikic.query.evidence import Block, Packed, pack, words
+from wikic.query.retrieve import retrieve
 from wikic.query.support import MIN_COVER, stems
 from wikic.query.terms import key_terms
+from wikic.store.db import open_store
+from wikic.store.hybrid import RANKINGS
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.document import names_release
@@ -642,6 +654,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "counts; every call says 'answerable' and names fact 1). Skips the model's declines and "
         "its tie-breaking picks; about a minute for the corpus set",
     )
+    p.add_argument(
+        "--retrieval-only",
+        action="store_true",
+        help="no model: is each answer's fact in the packed context, per --rankings, for the QA "
+        "set and its --paraphrases",
+    )
+    p.add_argument("--paraphrases", type=Path, help="default: paraphrase.yaml beside --qa")
+    p.add_argument("--rankings", default="lexical,hybrid,semantic", help="for --retrieval-only")
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print the JSON report instead")
     p.add_argument(
@@ -694,6 +714,8 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
         raise UsageError(f"no raw sources at {raw}", hint="Pass the sources with --raw.")
     if args.compile and not root.exists():
         compile_wiki(root, raw)
+    if args.retrieval_only:
+        return _run_retrieval(args, items, root)
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
         paths = copy_wiki(root, Path(tmp))
         config = paths.config
@@ -771,6 +793,109 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
             f" · JSON in {out}\n"
         )
         print(render_markdown(rows, summary, answers=args.answers), end="")
+    return 0
+
+
+# ── --retrieval-only: is the answer in the context, without a model ─────────────────────
+
+
+def load_paraphrases(path: Path, items: Sequence[QAItem]) -> list[QAItem]:
+    """Paraphrased questions, each with the facts, sources and answerability of its
+    `paraphrase_of` item."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read the paraphrases {path}: {exc}") from None
+    by_id = {i.id: i for i in items}
+    found: list[QAItem] = []
+    for n, raw in enumerate(data if isinstance(data, list) else [], 1):
+        if not isinstance(raw, dict) or set(raw) != {"id", "paraphrase_of", "question"}:
+            raise UsageError(f"{path.name} item {n}: needs exactly id, paraphrase_of, question")
+        original = by_id.get(raw["paraphrase_of"])
+        if original is None:
+            raise UsageError(
+                f"{path.name} item {n} ({raw['id']}): paraphrase_of {raw['paraphrase_of']!r} "
+                "is no question of the QA set"
+            )
+        found.append(QAItem(raw["id"], str(raw["question"]).strip(), original.facts,
+                            original.sources, original.answerable))  # fmt: skip
+    if not found:
+        raise UsageError(f"{path} holds no paraphrases")
+    return found
+
+
+def retrieval_rows(
+    paths: WikiPaths, items: Sequence[QAItem], rankings: Sequence[str], budget: int
+) -> list[dict[str, Any]]:
+    """For each answerable item: the expected facts found in the packed context, per ranking."""
+    rows = []
+    with open_store(paths) as store:
+        tokenizer = store.vectors.embedder().tokenizer
+
+        def count(text: str) -> int:
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+        for item in (i for i in items if i.answerable):
+            row: dict[str, Any] = {"id": item.id, "question": item.question}
+            for ranking in rankings:
+                found = retrieve(store, item.question, limit=paths.config.query.search_limit,
+                                 ranking=ranking)  # type: ignore[arg-type]  # fmt: skip
+                packed = pack(found.evidence, words(item.question), budget, count,
+                              key_terms(item.question))  # fmt: skip
+                context = unescape("\n".join(s.text for s in packed.shown))
+                hit = [f for f in item.facts if re.search(f, context, re.IGNORECASE)]
+                row[ranking] = {"facts": len(hit), "of": len(item.facts),
+                                "all": len(hit) == len(item.facts)}  # fmt: skip
+            rows.append(row)
+    return rows
+
+
+def _retrieval_summary(rows: Sequence[dict[str, Any]], rankings: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": len(rows)}
+    for r in rankings:
+        answered = sum(1 for row in rows if row[r]["all"])
+        facts = sum(row[r]["facts"] for row in rows) / max(1, sum(row[r]["of"] for row in rows))
+        out[r] = {"answer_in_context": answered, "share": _ratio(answered, len(rows)),
+                  "fact_share": round(facts, 3)}  # fmt: skip
+    return out
+
+
+def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) -> int:
+    rankings = [r.strip() for r in args.rankings.split(",") if r.strip()]
+    if not rankings or set(rankings) - set(RANKINGS):
+        raise UsageError(f"--rankings {args.rankings!r}", hint="Use lexical, hybrid, semantic.")
+    para_file = args.paraphrases or args.qa.parent / "paraphrase.yaml"
+    sets = {"literal": items}
+    if para_file.is_file():
+        sets["paraphrase"] = load_paraphrases(para_file, load_qa(args.qa))
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
+        paths = copy_wiki(root, Path(tmp))
+        budget = args.context_tokens or paths.config.query.context_tokens
+        rows = {name: retrieval_rows(paths, qs, rankings, budget) for name, qs in sets.items()}
+    summary = {name: _retrieval_summary(r, rankings) for name, r in rows.items()}
+    setup = {
+        "wiki": str(root),
+        "qa": str(args.qa),
+        "paraphrases": str(para_file) if "paraphrase" in sets else None,
+        "context_tokens": budget,
+        "token_counter": "the embedding model's tokenizer (Llama 2 SentencePiece)",
+        "wall_s": round(time.perf_counter() - start, 1),
+        "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),
+    }
+    report = json.dumps({"setup": setup, "summary": summary, "rows": rows}, indent=2)
+    out = args.out or RESULTS / f"bench_quality_{_default_out(args.qa).stem[14:]}-retrieval.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report + "\n", encoding="utf-8")
+    if args.json:
+        print(report)
+        return 0
+    print(f"answer in the packed context ({budget} tokens) · JSON in {out}\n")
+    print("| questions | n | " + " | ".join(rankings) + " |")
+    print("|---|---|" + "---|" * len(rankings))
+    for name, s in summary.items():
+        cells = [f"{s[r]['answer_in_context']} ({_pct(s[r]['share'])})" for r in rankings]
+        print(f"| {name} | {s['questions']} | " + " | ".join(cells) + " |")
     return 0
 
 

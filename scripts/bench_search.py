@@ -239,18 +239,38 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
                 edit_ms += timed(lambda: store.sync(), 1)
             queries = make_queries(store, random.Random(3))
 
-            def one(q: dict[str, Any]) -> None:
+            def one(q: dict[str, Any], ranking: str = "lexical") -> None:
                 store.search(
                     q["q"],
                     types=q.get("types", ()),
                     tags=q.get("tags", ()),
                     where=q.get("where", ()),
                     limit=10,
+                    ranking=ranking,  # type: ignore[arg-type]
                 )
 
             for q in queries:  # warm the page cache once, as a user's second search would
                 one(q)
+                one(q, "semantic")
             core = [timed(partial(one, q), 1)[0] for q in queries for _ in range(3)]
+            by_ranking = {
+                r: [timed(partial(one, q, r), 1)[0] for q in queries for _ in range(3)]
+                for r in ("semantic", "hybrid")
+            }
+            units = {
+                r: [
+                    timed(partial(store.passages, q["q"] or "x", limit=80, ranking=r), 1)[0]
+                    for q in queries[:40]
+                ]
+                for r in ("lexical", "semantic", "hybrid")
+            }
+            vec = store.page_vectors()[1]
+            from wikic.store.vectors import matrix, nearest
+
+            passages = matrix(store.conn, "passages", store.paths.state / "vectors")
+            query_vec = store.embed(["value return object"])[0]
+            vector_only = timed(lambda: nearest(passages, query_vec, 80), 30)
+            embed_one = timed(lambda: store.embed(["how do I stop the model repeating"]), 30)
             hop = [timed(partial(retrieve, store, q["q"] or "x"), 1)[0] for q in queries[:40]]
         db_bytes = paths.db.stat().st_size
 
@@ -284,12 +304,22 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
             "db_mb": round(db_bytes / 1e6, 1),
             "generate_s": round(gen_s, 2),
             "index_build_s": round(build_s, 2),
+            "embedded_texts": report.embedded,
+            "passage_vectors": len(passages.ids),
+            "page_vectors": len(vec.ids),
             "index_build_cpu_s": round(build_cpu, 2),
             "load_average": os.getloadavg(),
             "indexed": len(report.added),
             "freshness_check_unchanged": summary(fresh),
             "freshness_check_one_page_edited": summary(edit_ms),
             "search_core": summary(core),
+            "search_core_semantic": summary(by_ranking["semantic"]),
+            "search_core_hybrid": summary(by_ranking["hybrid"]),
+            "passages_lexical": summary(units["lexical"]),
+            "passages_semantic": summary(units["semantic"]),
+            "passages_hybrid": summary(units["hybrid"]),
+            "vector_search_passages_top80": summary(vector_only),
+            "embed_one_query": summary(embed_one),
             "open_sync_search": summary(full),
             "query_retrieval_search_plus_links": summary(hop),
             "cli_subprocess_cold": summary(cold),
@@ -317,13 +347,21 @@ def main() -> None:
         f"DB {result['db_mb']} MB"
     )
     print(
-        f"index build: {result['index_build_s']} s (CPU {result['index_build_cpu_s']} s); "
-        f"load average {result['load_average']}"
+        f"index build: {result['index_build_s']} s (CPU {result['index_build_cpu_s']} s), "
+        f"{result['embedded_texts']} texts embedded; {result['passage_vectors']} passage and "
+        f"{result['page_vectors']} page vectors; load average {result['load_average']}"
     )
     for key in (
         "freshness_check_unchanged",
         "freshness_check_one_page_edited",
         "search_core",
+        "search_core_semantic",
+        "search_core_hybrid",
+        "passages_lexical",
+        "passages_semantic",
+        "passages_hybrid",
+        "vector_search_passages_top80",
+        "embed_one_query",
         "open_sync_search",
         "query_retrieval_search_plus_links",
         "cli_subprocess_cold",

@@ -117,6 +117,8 @@ FORBIDDEN = {
     "wikic.vault": ("wikic.operation", "wikic.store", "wikic.llm", *_VERBS, *_TOP),
     "wikic.operation": ("wikic.store", "wikic.llm", *_VERBS, *_TOP),
     "wikic.store": ("wikic.operation", *_VERBS, *_TOP),
+    "wikic.embed": ("wikic.language", "wikic.vault", "wikic.operation", "wikic.store", "wikic.llm",
+                    *_VERBS, *_TOP),
     "wikic.llm": ("wikic.language", "wikic.vault", "wikic.operation", "wikic.store", *_VERBS,
                   *_TOP),
     "wikic.lint": ("wikic.ingest", "wikic.query", "wikic.consolidate", "wikic.maintain", *_TOP),

@@ -174,37 +174,38 @@ def qa_problems(corpus: Path, rules: Rules) -> list[str]:
 
 
 def paraphrase_problems(corpus: Path, least: int, tmp: Path) -> list[str]:
-    """paraphrase.yaml is qa.yaml's format plus `paraphrase_of`: each item points at a question
-    of the corpus's qa.yaml, keeps its facts, sources and answerability, asks differently and
-    does not contain the answer's key terms (no fact matches the question)."""
+    """paraphrase.yaml holds id, `paraphrase_of` and question (bench_quality.load_paraphrases):
+    each item points at a question of the corpus's qa.yaml, whose facts, sources and
+    answerability it takes, asks differently and does not contain the answer's key terms (no
+    fact matches the question)."""
     raw = _yaml(corpus / "paraphrase.yaml")
     originals = {i.id: i for i in bench_quality.load_qa(corpus / "qa.yaml")}
-    plain = [{k: v for k, v in item.items() if k != PARAPHRASE_KEY} for item in raw]
-    (tmp / "plain.yaml").write_text(yaml.safe_dump(plain), encoding="utf-8")
-    items = bench_quality.load_qa(tmp / "plain.yaml")  # the format, the id rule, the regexes
     problems: list[str] = []
     targets = [item.get(PARAPHRASE_KEY) for item in raw]
     problems += [f"{t!r} is paraphrased twice" for t, c in Counter(targets).items() if c > 1]
-    for item, target in zip(items, targets, strict=True):
-        original = originals.get(str(target))
-        if original is None:
-            problems.append(f"{item.id}: paraphrase_of {target!r} is no question of qa.yaml")
-            continue
+    known = [item for item in raw if str(item.get(PARAPHRASE_KEY)) in originals]
+    for item in raw:
+        if item not in known:
+            problems.append(
+                f"{item['id']}: paraphrase_of {item.get(PARAPHRASE_KEY)!r} is no question of qa.yaml"
+            )
+    (tmp / "known.yaml").write_text(yaml.safe_dump(known), encoding="utf-8")
+    items = (
+        bench_quality.load_paraphrases(tmp / "known.yaml", list(originals.values()))
+        if known
+        else []
+    )
+    for item, target in zip(items, (i[PARAPHRASE_KEY] for i in known), strict=True):
+        original = originals[target]
         if item.id in originals:
             problems.append(f"{item.id}: the id of a qa.yaml question")
-        if (item.facts, item.sources, item.answerable) != (
-            original.facts,
-            original.sources,
-            original.answerable,
-        ):
-            problems.append(f"{item.id}: facts, sources or answerable differ from {target}")
         if item.question.casefold() == original.question.casefold():
             problems.append(f"{item.id}: asks exactly what {target} asks")
         leaked = [f for f in item.facts if re.search(f, item.question, re.IGNORECASE)]
         if leaked:
             problems.append(f"{item.id}: the question holds the answer's terms {leaked}")
-    if len(items) < least:
-        problems.append(f"{len(items)} paraphrases, fewer than {least}")
+    if len(raw) < least:
+        problems.append(f"{len(raw)} paraphrases, fewer than {least}")
     return problems
 
 
@@ -309,9 +310,12 @@ def test_a_paraphrase_of_an_unknown_question_is_reported(
 def test_a_paraphrase_that_holds_the_answer_is_reported(overlap_copy: Path, tmp_path: Path) -> None:
     path = overlap_copy / "paraphrase.yaml"
     items = _yaml(path)
+    facts = {q["id"]: q.get("facts", []) for q in _yaml(overlap_copy / "qa.yaml")}
     literal = re.compile(r"[\w .-]+")  # a fact that matches its own text
-    answerable = next(i for i in items if any(literal.fullmatch(f) for f in i.get("facts", [])))
-    fact = next(f for f in answerable["facts"] if literal.fullmatch(f))
+    answerable = next(
+        i for i in items if any(literal.fullmatch(f) for f in facts[i[PARAPHRASE_KEY]])
+    )
+    fact = next(f for f in facts[answerable[PARAPHRASE_KEY]] if literal.fullmatch(f))
     answerable["question"] = f"{answerable['question']} ({fact})"
     path.write_text(yaml.safe_dump(items), encoding="utf-8")
     problems = paraphrase_problems(overlap_copy, 1, tmp_path)

@@ -81,6 +81,15 @@ class QueryConfig(_Section):
     answer_style: Literal["quote", "write"] = "quote"
 
 
+class SearchConfig(_Section):
+    # hybrid: word matches (BM25) and meaning (embedding similarity) fused by rank; lexical:
+    # words only; semantic: meaning only. For `wikic search` and `wikic query`.
+    mode: Literal["hybrid", "lexical", "semantic"] = "hybrid"
+    # wordllama: the static model inside the install; a directory: a model2vec-format static
+    # model (model.safetensors + tokenizer.json); none: no embeddings, words only
+    embedding_model: str = "wordllama"
+
+
 class LintConfig(_Section):
     ignore: list[str] = Field(default_factory=list)
     stale_after_days: int = Field(0, ge=0)  # 0: never flag pages as stale by age alone
@@ -112,6 +121,7 @@ class Config(_Section):
     cache: CacheConfig = CacheConfig()
     ingest: IngestConfig = IngestConfig()
     query: QueryConfig = QueryConfig()
+    search: SearchConfig = SearchConfig()
     lint: LintConfig = LintConfig()
     consolidate: ConsolidateConfig = ConsolidateConfig()
     git: GitConfig = GitConfig()

@@ -13,6 +13,7 @@ from wikic.cli.app import JSON_OPTION, app, current_paths, err_console, out_cons
 from wikic.cli.notices import warn
 from wikic.errors import UsageError
 from wikic.store.db import SearchHit, Store, open_store
+from wikic.store.hybrid import RANKINGS
 from wikic.store.search import parse_where
 
 
@@ -82,17 +83,29 @@ def search(
         "repeatable.",
     ),
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results at most."),
+    mode: str | None = typer.Option(
+        None,
+        "--mode",
+        "-m",
+        help="hybrid: words and meaning fused; lexical: words only (BM25); semantic: meaning "
+        "only (embeddings). Default: search.mode in wikic.yaml (hybrid).",
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
-    """Search the wiki's pages (title and aliases count most, then tags, summary, body).
-    With filters and no words, list the pages that match the filters."""
+    """Search the wiki's pages by words (title and aliases count most, then tags, summary,
+    body) and by meaning. With filters and no words, list the pages that match the filters."""
     query = " ".join(terms or [])
     filters = parse_where(where)
+    if mode is not None and mode not in RANKINGS:
+        raise UsageError(f"--mode {mode!r}", hint="Use hybrid, lexical or semantic.")
     if not query.strip() and not (page_type or tag or filters):
         raise UsageError("nothing to search for", hint="Pass words, or a --type/--tag/--where.")
     paths = current_paths()
+    ranking = mode or paths.config.search.mode
     with indexing_progress() as progress, open_store(paths, progress=progress) as store:
-        hits = store.search(query, types=page_type, tags=tag, where=filters, limit=limit)
+        hits = store.search(
+            query, types=page_type, tags=tag, where=filters, limit=limit, ranking=ranking
+        )
         types = store.counts()["types"] if not hits and page_type else {}
         notes = store.notes
     if json_out:
@@ -153,6 +166,7 @@ def reindex(json_out: bool = JSON_OPTION) -> None:
             {
                 **counts,
                 "seconds": round(report.seconds, 3),
+                "embedded": report.embedded,
                 "database": str(paths.db),
                 "broken_pages": [{"path": p, "error": e} for p, e in report.broken],
                 "notes": notes,
@@ -163,8 +177,8 @@ def reindex(json_out: bool = JSON_OPTION) -> None:
     console = out_console()
     console.print(
         f"Indexed {_n(counts['pages'], 'page')} ({_n(counts['claims'], 'claim')}, "
-        f"{_n(counts['contradictions'], 'contradiction')}, {counts['open_contradictions']} open) "
-        f"in {report.seconds:.2f} s.",
+        f"{_n(counts['contradictions'], 'contradiction')}, {counts['open_contradictions']} open), "
+        f"{_n(report.embedded, 'text')} embedded, in {report.seconds:.2f} s.",
         markup=False,
     )
     for path, error in report.broken:

@@ -1,5 +1,7 @@
-"""Where a pattern may go: for each episode, the most similar pages it does not link yet (from
-the search index), and their own sections, so the model can pick the most specific one.
+"""Where a pattern may go: for each episode, the most similar pages it does not link yet, and
+their own sections, so the model can pick the most specific one. Similar by words and meaning:
+the episode's most frequent content words searched as a hybrid query (BM25 and embedding
+similarity fused, `store.hybrid`), so a page that says the same in other words is found too.
 
 Only concept and entity pages are targets: sources, digests and analyses are not semantic
 knowledge to extend. Ids (`t1`, `t2`, …) are stable for one batch.
@@ -75,7 +77,9 @@ def suggest_targets(
         query = query_for(ep)
         if not query:
             continue
-        hits = store.search(query, types=TARGET_TYPES, mode="any", limit=per_episode * 2)
+        hits = store.search(
+            query, types=TARGET_TYPES, mode="any", limit=per_episode * 2, ranking="hybrid"
+        )
         fresh = [h for h in hits if h.name.casefold() not in ep.links][:per_episode]
         for hit in fresh:
             chosen.setdefault(hit.path)

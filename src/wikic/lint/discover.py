@@ -2,10 +2,10 @@
 
 Missing pages: link targets that resolve to nothing from two or more pages, and capitalised names
 (multi-word, CamelCase, acronyms) mentioned on two or more pages that no page has as its title
-or alias. Suggested links: TF-IDF similarity of each entity/concept page to the others through an
-inverted index over each page's few most distinctive terms (common terms are skipped), so the
-cost grows with the pages, not with their pairs — seed 003's "top text-similar nodes that aren't
-neighbours".
+or alias. Suggested links without embeddings (search.embedding_model: none; with them, `lint.twins`):
+TF-IDF similarity of each entity/concept page to the others through an inverted index over each
+page's few most distinctive terms (common terms are skipped), so the cost grows with the pages,
+not with their pairs — seed 003's "top text-similar nodes that aren't neighbours".
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def _terms(ps: PageScan) -> Counter[str]:
     return Counter(w for w in words if w not in TOPICLESS_WORDS)
 
 
-def _neighbours(scan: WikiScan) -> dict[str, set[str]]:
+def linked_pages(scan: WikiScan) -> dict[str, set[str]]:
+    """Each page's linked pages, in either direction."""
     near: dict[str, set[str]] = defaultdict(set)
     for ps in scan:
         targets = [r.link.target for r in ps.links] + [lnk.target for _, lnk in ps.prop_links]
@@ -132,7 +133,7 @@ def check_suggested_links(scan: WikiScan) -> Iterator[Finding]:
         vectors[path] = {t: w / norm for t, w in top}
         for t, w in vectors[path].items():
             postings[t].append((path, w))
-    near = _neighbours(scan)
+    near = linked_pages(scan)
     for ps in docs:
         scores: dict[str, float] = defaultdict(float)
         for t, w in vectors[ps.path].items():

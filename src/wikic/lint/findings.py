@@ -158,6 +158,12 @@ _RULE_LIST = (
         "pages similar to this one that it does not link yet",
         semantic=True,
     ),
+    Rule(
+        "twin-page",
+        "info",
+        "two topic pages that say the same under names that mean the same (embeddings)",
+        semantic=True,
+    ),
     Rule("open-question", "info", "a question worth investigating next (LLM)", semantic=True),
 )
 RULES: dict[str, Rule] = {r.id: r for r in _RULE_LIST}

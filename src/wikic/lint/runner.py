@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from wikic.config import Config
 from wikic.errors import UsageError
-from wikic.lint.discover import check_missing_pages, check_suggested_links
+from wikic.lint.discover import check_missing_pages, check_suggested_links, linked_pages
 from wikic.lint.findings import RULES, Finding, FixSummary, LintReport, check_rule_ids
 from wikic.lint.fix import plan_fixes
 from wikic.lint.rules_links import (
@@ -58,12 +58,13 @@ from wikic.lint.rules_repo import (
 )
 from wikic.lint.scan import WikiScan, scan_wiki
 from wikic.lint.semantic import ContradictionPair, Progress, SemanticResult, run_semantic
+from wikic.lint.twins import check_similar_links, check_twin_pages, topic_vectors
 from wikic.llm.backend import Backend
 from wikic.operation.preflight import preflight
 from wikic.operation.transaction import writing
 from wikic.paths import WikiPaths
 from wikic.prompts import lint as lint_prompts
-from wikic.store.db import after_commit
+from wikic.store.db import after_commit, open_store
 
 DEFAULT_WAIT_S = 5.0
 
@@ -247,6 +248,23 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
+def _by_meaning(paths: WikiPaths, scan: WikiScan, enabled: set[str]) -> list[Finding]:
+    """twin-page and suggested-link from the pages' embeddings (suggested-link by shared
+    terms when search.embedding_model is none)."""
+    if not enabled & {"twin-page", "suggested-link"}:
+        return []
+    with open_store(paths) as store:
+        vectors = topic_vectors(store, scan)
+    if vectors is None:
+        return list(check_suggested_links(scan)) if "suggested-link" in enabled else []
+    found: list[Finding] = []
+    if "twin-page" in enabled:
+        found += check_twin_pages(scan, vectors)
+    if "suggested-link" in enabled:
+        found += check_similar_links(scan, vectors, linked_pages(scan))
+    return found
+
+
 def run_lint(
     paths: WikiPaths,
     options: LintOptions = LintOptions(),
@@ -293,8 +311,7 @@ def run_lint(
     if options.semantic:
         if "missing-page" in enabled:
             findings += check_missing_pages(scan)
-        if "suggested-link" in enabled:
-            findings += check_suggested_links(scan)
+        findings += _by_meaning(paths, scan, enabled)
     if sem is not None:
         findings += _semantic_findings(scan, sem, enabled)
     return LintReport(

@@ -116,7 +116,14 @@ class WikiService:
                 "nothing to search for", hint="Pass terms, or a type/tag/where filter."
             )
         with open_store(self.paths) as store:
-            hits = store.search(terms, types=types, tags=tags, where=filters, limit=limit)
+            hits = store.search(
+                terms,
+                types=types,
+                tags=tags,
+                where=filters,
+                limit=limit,
+                ranking=self.paths.config.search.mode,
+            )
             notes = list(store.notes)
         return {
             "hits": [

@@ -1,6 +1,6 @@
 """Retrieval for `wikic query`: facts, source paragraphs and overviews that match the question
-(SQLite FTS5, BM25), ranked with one hop of links, as `Evidence` for packing: a `Fact` with
-the source blocks it cites, or a `Block`.
+(SQLite FTS5 BM25 and embedding similarity, fused by rank: `store.hybrid`), ranked with one
+hop of links, as `Evidence` for packing: a `Fact` with the source blocks it cites, or a `Block`.
 
 A unit's link is a block of the page that holds it (`entities/x#^f-1a2b`, `sources/y#^p3`), so
 a citation opens the exact fact or paragraph; overviews have no block and are never cited.
@@ -20,6 +20,7 @@ from wikic.query.evidence import (
     is_lead_in,
 )
 from wikic.store.db import Store
+from wikic.store.hybrid import Ranking
 from wikic.store.search import PassageHit
 
 SEARCH_LIMIT = 80  # passages taken from FTS before ranking and packing
@@ -90,8 +91,11 @@ def _neighbour(hit: PassageHit, block: tuple[str, str] | None) -> tuple[str, str
     return f"{hit.cite.split('#^', 1)[0]}#^{name}", text
 
 
-def retrieve(store: Store, question: str, *, limit: int = SEARCH_LIMIT) -> Retrieved:
-    hits = store.passages(question, limit=limit)
+def retrieve(
+    store: Store, question: str, *, limit: int = SEARCH_LIMIT, ranking: Ranking | None = None
+) -> Retrieved:
+    """Units for `question`, by words, meaning or both (`ranking`, default `search.mode`)."""
+    hits = store.passages(question, limit=limit, ranking=ranking)
     pages = list(dict.fromkeys(h.path for h in hits))
     linked: set[str] = set()
     for path in pages[:LINK_HOP_FROM]:

@@ -16,9 +16,11 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from wikic.paths import WikiPaths
+from wikic.store.hybrid import Ranking, page_search, passage_search
 from wikic.store.rows import Citation, Claim, ClaimRef, Contradiction
 from wikic.store.schema import Outdated, StoreError, connect, is_corruption, remove_db
 from wikic.store.search import (
@@ -27,10 +29,9 @@ from wikic.store.search import (
     SearchHit,
     name_words,
     run_following,
-    run_passage_search,
-    run_search,
 )
 from wikic.store.sync import Progress, SyncReport, sync_rows
+from wikic.store.vectors import Matrix, Vectors, matrix
 from wikic.vault.links import WikiLink, normalize_target
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class Store:
         self.paths = paths
         self.notes: list[str] = []  # warnings for the user (rebuilt DB, unreadable pages)
         self.in_memory = False
+        self.vectors = Vectors(paths.config.search.embedding_model)
         self.conn = self._open()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -166,7 +168,11 @@ class Store:
         return report
 
     def _sync_rows(self, **kwargs: Any) -> SyncReport:
-        return sync_rows(self.conn, self.paths.wiki, **kwargs)
+        return sync_rows(self.conn, self.paths.wiki, vectors=self.vectors, **kwargs)
+
+    @property
+    def _matrix_cache(self) -> Path | None:
+        return None if self.in_memory else self.paths.state / "vectors"
 
     def refresh(self, rels: Iterable[str]) -> None:
         """Re-index the given pages (paths relative to wiki/) from their files now."""
@@ -186,11 +192,16 @@ class Store:
         limit: int = 10,
         mode: Mode = "auto",
         prefix_last: bool = True,
+        ranking: Ranking | None = None,
     ) -> list[SearchHit]:
-        """Pages matching `query` (and the filters), best first; see `store_search`."""
+        """Pages matching `query` (and the filters), best first, by words (`ranking`
+        lexical, the default: callers that pick pages by their words), meaning (semantic) or
+        both (hybrid; `wikic search` passes `search.mode`); see `store.hybrid`."""
         return self._guarded(
-            lambda: run_search(
+            lambda: page_search(
                 self.conn,
+                self.vectors,
+                self._matrix_cache,
                 query,
                 types=types,
                 tags=tags,
@@ -198,12 +209,39 @@ class Store:
                 limit=limit,
                 mode=mode,
                 prefix_last=prefix_last,
+                ranking=ranking or "lexical",
             )
         )
 
-    def passages(self, query: str, *, limit: int) -> list[PassageHit]:
-        """Facts, source paragraphs and overviews matching `query`, best first (`wikic query`)."""
-        return self._guarded(lambda: run_passage_search(self.conn, query, limit=limit))
+    def passages(
+        self, query: str, *, limit: int, ranking: Ranking | None = None
+    ) -> list[PassageHit]:
+        """Facts, source paragraphs and overviews for `query`, best first (`wikic query`), by
+        words, meaning or both (`ranking`, default `search.mode`)."""
+        return self._guarded(
+            lambda: passage_search(
+                self.conn,
+                self.vectors,
+                self._matrix_cache,
+                query,
+                limit=limit,
+                ranking=ranking or self.paths.config.search.mode,
+            )
+        )
+
+    def page_vectors(self) -> tuple[list[str], Matrix]:
+        """Every page's path and its unit vector (rows in the same order); no vectors when
+        embeddings are off."""
+        if not self.vectors.enabled:
+            found = self._guarded(lambda: matrix(self.conn, "pages", None))
+            return [], found
+        found = self._guarded(lambda: matrix(self.conn, "pages", self._matrix_cache))
+        paths = dict(self._rows("SELECT id, path FROM pages"))
+        return [paths.get(int(i), "") for i in found.ids], found
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Unit vectors of `texts` (numpy, one row each) by the wiki's embedding model."""
+        return self.vectors.embedder().embed(texts)
 
     def following(
         self, path: str, ordinal: int, kinds: Sequence[str], *, limit: int

@@ -12,10 +12,12 @@ import sqlite3
 from pathlib import Path
 
 from wikic.errors import WikicError
+from wikic.store.cjk import has_cjk, index_text
 from wikic.store.rows import PageRecord
+from wikic.store.vectors import page_text, passage_text, text_key
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _SCHEMA = """
 CREATE TABLE pages (
@@ -37,12 +39,14 @@ CREATE TABLE pages (
     sha TEXT NOT NULL,                  -- sha256 of the file bytes
     mtime_ns INTEGER NOT NULL,          -- -1: written too recently to trust the stat
     size INTEGER NOT NULL,
-    ino INTEGER NOT NULL
+    ino INTEGER NOT NULL,
+    vkey BLOB                           -- the key of its vector (vectors.page_text)
 );
 CREATE INDEX pages_name ON pages(name_key);
 CREATE INDEX pages_stem ON pages(stem_key);
 CREATE INDEX pages_type ON pages(type);
 CREATE INDEX pages_stat ON pages(path, mtime_ns, size, ino);  -- the freshness check reads only this
+CREATE INDEX pages_vkey ON pages(vkey);
 CREATE TABLE props (page_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
 CREATE INDEX props_kv ON props(key, value);
 CREATE INDEX props_page ON props(page_id);
@@ -85,18 +89,27 @@ CREATE TABLE passages (
     ordinal INTEGER NOT NULL,
     block TEXT,
     cite TEXT,                          -- a fact's source citation, `sources/x#^p3`
-    section TEXT NOT NULL               -- a fact's ### subheading under ## Facts
+    section TEXT NOT NULL,              -- a fact's ### subheading under ## Facts
+    vkey BLOB                           -- the key of its vector (vectors.passage_text)
 );
 CREATE INDEX passages_page ON passages(page_id);
+CREATE INDEX passages_vkey ON passages(vkey);
 CREATE VIRTUAL TABLE passages_fts USING fts5(
     title, text,                        -- title: the page's title and aliases
+    cjk,                                -- bigrams of the CJK runs of both (store.cjk)
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE pages_fts USING fts5(
     title, aliases, tags, summary, body,
+    cjk,                                -- bigrams of the CJK runs of the others (store.cjk)
     tokenize = 'porter unicode61 remove_diacritics 2',
     prefix = '3 4'                      -- short prefixes (the slow ones) get their own index
 );
+CREATE TABLE vectors (                  -- embeddings by text: an unchanged text keeps its vector
+    key BLOB PRIMARY KEY,               -- vectors.text_key of the embedded text
+    vec BLOB NOT NULL                   -- float16, unit length
+) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- embedding_model, generation
 """
 
 
@@ -153,11 +166,14 @@ def create_schema(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def delete_page(conn: sqlite3.Connection, path: str) -> None:
-    row = conn.execute("SELECT id FROM pages WHERE path = ?", (path,)).fetchone()
+def delete_page(conn: sqlite3.Connection, path: str) -> list[bytes]:
+    """Delete one page's rows; returns the vector keys they used (for `vectors.prune`)."""
+    row = conn.execute("SELECT id, vkey FROM pages WHERE path = ?", (path,)).fetchone()
     if row is None:
-        return
+        return []
     page_id = row[0]
+    keys = [k for (k,) in conn.execute("SELECT vkey FROM passages WHERE page_id = ?", (page_id,))]
+    keys.append(row[1])
     conn.execute(
         "DELETE FROM passages_fts WHERE rowid IN (SELECT id FROM passages WHERE page_id = ?)",
         (page_id,),
@@ -166,15 +182,18 @@ def delete_page(conn: sqlite3.Connection, path: str) -> None:
         conn.execute(f"DELETE FROM {table} WHERE page_id = ?", (page_id,))
     conn.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
     conn.execute("DELETE FROM pages WHERE id = ?", (page_id,))
+    return [k for k in keys if k is not None]
 
 
-def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, int]) -> None:
-    """Insert the rows of one page; `sig` is its stat signature (mtime_ns, size, inode)."""
+def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, int]) -> int:
+    """Insert the rows of one page; `sig` is its stat signature (mtime_ns, size, inode).
+    Returns the page's row id."""
     stem = rec.name.rsplit("/", 1)[-1]
+    aliases = " ; ".join(rec.aliases)
     cur = conn.execute(
         "INSERT INTO pages (path, name_key, stem_key, title, type, aliases, tags, summary, "
-        "updated, source_count, props, blocks, headings, broken, sha, mtime_ns, size, ino) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "updated, source_count, props, blocks, headings, broken, sha, mtime_ns, size, ino, vkey) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             rec.path,
             normalize_target(rec.name),
@@ -192,19 +211,21 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
             rec.broken,
             rec.sha,
             *sig,
+            text_key(page_text(rec.title, aliases, rec.summary, rec.search_body)),
         ),
     )
-    page_id = cur.lastrowid
+    page_id = int(cur.lastrowid or 0)
     conn.execute(
-        "INSERT INTO pages_fts (rowid, title, aliases, tags, summary, body) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO pages_fts (rowid, title, aliases, tags, summary, body, cjk) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (
             page_id,
             rec.title,
-            " ; ".join(rec.aliases),
+            aliases,
             " ".join(rec.tags),
             rec.summary,
             rec.search_body,
+            index_text(rec.title, aliases, rec.summary, rec.search_body),
         ),
     )
     conn.executemany(
@@ -256,20 +277,26 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
     )
 
     insert_passages(conn, page_id, rec)
+    return page_id
 
 
 def insert_passages(conn: sqlite3.Connection, page_id: int | None, rec: PageRecord) -> None:
     """The rows `wikic query` searches: one per fact, source paragraph and overview."""
     title = " ; ".join([rec.title, *rec.aliases])
+    cjk_title = f"{index_text(title)} " if has_cjk(title) else ""
+
+    def key(text: str) -> bytes:
+        return text_key(passage_text(title, text))
+
     for p in rec.passages:
         cur = conn.execute(
-            "INSERT INTO passages (page_id, kind, ordinal, block, cite, section) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (page_id, p.kind, p.ordinal, p.block, p.cite, p.section),
+            "INSERT INTO passages (page_id, kind, ordinal, block, cite, section, vkey) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (page_id, p.kind, p.ordinal, p.block, p.cite, p.section, key(p.text)),
         )
         conn.execute(
-            "INSERT INTO passages_fts (rowid, title, text) VALUES (?, ?, ?)",
-            (cur.lastrowid, title, p.text),
+            "INSERT INTO passages_fts (rowid, title, text, cjk) VALUES (?, ?, ?, ?)",
+            (cur.lastrowid, title, p.text, cjk_title + index_text(p.text)),
         )
 
 

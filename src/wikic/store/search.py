@@ -13,10 +13,11 @@ import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from wikic.errors import UsageError
 from wikic.language.stopwords import QUERY_STOP_WORDS
+from wikic.store.cjk import has_cjk, split_term
 from wikic.vault.document import names_release
 
 Mode = Literal["all", "any", "auto"]
@@ -82,6 +83,19 @@ def content_terms(terms: Sequence[Term]) -> list[Term]:
     """`terms` without stop words (`QUERY_STOP_WORDS`), unless nothing else would be left."""
     kept = [t for t in terms if t.phrase or t.exclude or t.text.casefold() not in QUERY_STOP_WORDS]
     return kept if any(not t.exclude for t in kept) else list(terms)
+
+
+def with_cjk(terms: Sequence[Term]) -> list[Term]:
+    """`terms` with each one holding Chinese, Japanese or Korean split into the character
+    bigrams the index holds (`store.cjk`) and the words around them."""
+    out: list[Term] = []
+    for t in terms:
+        if not has_cjk(t.text):
+            out.append(t)
+            continue
+        grams, rest = split_term(t.text)
+        out += [Term(w, exclude=t.exclude) for w in [*grams, *rest]]
+    return out
 
 
 def _quote(text: str) -> str:
@@ -158,7 +172,7 @@ def run_search(
     the filters (by type and title). Mode `auto` wants every word and falls back to any word."""
     if limit < 1:
         raise UsageError("--limit must be at least 1")
-    terms = content_terms(parse_query(query))
+    terms = with_cjk(content_terms(parse_query(query)))
     cond, params = _filters(types, tags, where)
     if not any(not t.exclude for t in terms):
         if not cond:
@@ -268,12 +282,47 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
     a question's last word is whole). A fact's section is its cited paragraph's when that one
     names the release it sits under ("0.4 (2023-06-17): Continue previous chat" for a fact
     filed under "Continue previous chat", `rows.section_label`)."""
+    return [hit for _, hit in passage_matches(conn, query, limit=limit)]
+
+
+def passage_matches(
+    conn: sqlite3.Connection, query: str, *, limit: int
+) -> list[tuple[int, PassageHit]]:
+    """`run_passage_search` with each hit's row id."""
     # a question has no exclusion syntax: `--resolution=lowest` or `-Z` is a flag it names
     terms = [Term(t.text, phrase=t.phrase) for t in content_terms(parse_query(query))]
-    expr = fts_expression(terms, mode="any", prefix_last=False)
+    expr = fts_expression(with_cjk(terms), mode="any", prefix_last=False)
     if not expr:
         return []
     weights = ", ".join(str(w) for w in PASSAGE_WEIGHTS)
+    return _passages(
+        conn,
+        f"-bm25(passages_fts, {weights})",
+        "passages_fts MATCH ?",
+        [expr],
+        f"bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal",
+        limit,
+    )
+
+
+def passages_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, PassageHit]:
+    """The passages of row ids `ids` (those that exist), score 0."""
+    found: dict[int, PassageHit] = {}
+    for i in range(0, len(ids), 500):
+        chunk = list(ids[i : i + 500])
+        where = f"s.id IN ({','.join('?' * len(chunk))})"
+        found.update(_passages(conn, "0.0", where, chunk, "s.id", len(chunk)))
+    return found
+
+
+def _passages(
+    conn: sqlite3.Connection,
+    score: str,
+    where: str,
+    params: list[Any],
+    order: str,
+    limit: int,
+) -> list[tuple[int, PassageHit]]:
     rows = conn.execute(
         f"""
         SELECT p.path, p.title, p.type, s.kind, s.ordinal, s.block, f.text, s.cite,
@@ -281,7 +330,7 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
                (SELECT sf.text FROM passages_fts sf WHERE sf.rowid = src.id),
                prev.block, (SELECT pf.text FROM passages_fts pf WHERE pf.rowid = prev.id),
                nxt.block, (SELECT nf.text FROM passages_fts nf WHERE nf.rowid = nxt.id),
-               -bm25(passages_fts, {weights}) AS score
+               {score} AS score, s.id
         FROM passages_fts f JOIN passages s ON s.id = f.rowid JOIN pages p ON p.id = s.page_id
         LEFT JOIN pages sp ON s.kind = 'fact' AND instr(s.cite, '#^') > 0
             AND sp.path = substr(s.cite, 1, instr(s.cite, '#^') - 1) || '.md'
@@ -292,34 +341,33 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
             AND prev.section = src.section
         LEFT JOIN passages nxt ON nxt.page_id = src.page_id AND nxt.ordinal = src.ordinal + 1
             AND nxt.kind = 'code' AND nxt.block IS NOT NULL AND nxt.section = src.section
-        WHERE passages_fts MATCH ?
-        ORDER BY bm25(passages_fts, {weights}), p.path, s.kind, s.ordinal
+        WHERE {where}
+        ORDER BY {order}
         LIMIT ?
         """,
-        (expr, limit),
+        (*params, limit),
     ).fetchall()
     hits = []
     for row in rows:
         (path, title, page_type, kind, ordinal, block, text, cite, own, cited, context) = row[:11]
-        prev_block, prev_text, next_block, next_text, score = row[11:]
+        prev_block, prev_text, next_block, next_text, score_, rowid = row[11:]
         section = _released(own, cited)
-        hits.append(
-            PassageHit(
-                path=path,
-                title=title,
-                type=page_type,
-                kind=kind,
-                ordinal=ordinal,
-                block=block,
-                text=text,
-                cite=cite,
-                section=section,
-                score=float(score),
-                context=context,
-                before=_block(prev_block, prev_text),
-                after=_block(next_block, next_text),
-            )
+        hit = PassageHit(
+            path=path,
+            title=title,
+            type=page_type,
+            kind=kind,
+            ordinal=ordinal,
+            block=block,
+            text=text,
+            cite=cite,
+            section=section,
+            score=float(score_),
+            context=context,
+            before=_block(prev_block, prev_text),
+            after=_block(next_block, next_text),
         )
+        hits.append((int(rowid), hit))
     return hits
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from wikic.store.rows import PageRecord, content_sha, page_record
 from wikic.store.schema import delete_page, insert_page
+from wikic.store.vectors import Vectors, fill, prune, stale_model, touch
 from wikic.vault.tree import SPECIAL_FILES
 
 RACY_NS = 2_000_000_000
@@ -46,6 +47,7 @@ class SyncReport:
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     broken: list[tuple[str, str]] = field(default_factory=list)  # (path, parse error)
+    embedded: int = 0  # texts embedded (the others kept their vectors)
     seconds: float = 0.0
 
     @property
@@ -123,10 +125,12 @@ def sync_rows(
     progress: Progress | None,
     only: set[str] | None = None,
     clear: bool = False,
+    vectors: Vectors | None = None,
 ) -> SyncReport:
     """Bring the rows in line with the page files under `wiki`: all of them, or only those
     in `only`. `full` reads every file (not only those whose stat changed); `clear` drops all
-    rows first, in the same transaction."""
+    rows first, in the same transaction. With `vectors`, the new texts are embedded in that
+    transaction too (every text when the model changed)."""
     started = time.perf_counter()
     on_disk = scan_wiki(wiki, only=only)
     rows = [] if clear else conn.execute("SELECT path, mtime_ns, size, ino FROM pages").fetchall()
@@ -142,10 +146,10 @@ def sync_rows(
             records.append(record)
         if progress is not None:
             progress(i + 1, len(todo))
-    if not removed and not records and not clear:
+    if not removed and not records and not clear and not stale_model(conn, vectors):
         report.seconds = time.perf_counter() - started
         return report
-    _apply(conn, report, removed, records, known, clear=clear)
+    _apply(conn, report, removed, records, known, clear=clear, vectors=vectors)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -158,6 +162,7 @@ def _apply(
     known: dict[str, StatSig],
     *,
     clear: bool,
+    vectors: Vectors | None,
 ) -> None:
     """Write what the read phase found, in one transaction (all rows or none)."""
     conn.execute("BEGIN IMMEDIATE")
@@ -165,10 +170,12 @@ def _apply(
         if clear:
             for table in ("pages", "props", "links", "claims", "citations", "contradictions"):
                 conn.execute(f"DELETE FROM {table}")
-            for table in ("passages", "passages_fts", "pages_fts"):
+            for table in ("passages", "passages_fts", "pages_fts", "vectors"):
                 conn.execute(f"DELETE FROM {table}")
+        dropped: list[bytes] = []
+        inserted: list[int] = []
         for rel in removed:
-            delete_page(conn, rel)
+            dropped += delete_page(conn, rel)
             report.removed.append(rel)
         for item in records:
             rec = item.record
@@ -183,10 +190,14 @@ def _apply(
             else:
                 report.added.append(rec.path)
             # always: another process may have indexed the page since `known` was read
-            delete_page(conn, rec.path)
-            insert_page(conn, rec, item.sig)
+            dropped += delete_page(conn, rec.path)
+            inserted.append(insert_page(conn, rec, item.sig))
             if rec.broken:
                 report.broken.append((rec.path, rec.broken))
+        if vectors is not None:
+            report.embedded = fill(conn, vectors, None if clear else inserted)
+        prune(conn, dropped)
+        touch(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
