@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # installed_model / real_models_env; importing it also puts mlx on OpenBLAS for this process
 pytest_plugins = ["tests.helpers.model_fixtures"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_session_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same isolation for module- and session-scoped fixtures, which run before any
+    function-scoped one: they build wikis and commit too."""
+    with pytest.MonkeyPatch.context() as mp:
+        isolate_user_dirs(mp, tmp_path_factory.mktemp("session-home"))
+        yield
 
 
 @pytest.fixture(autouse=True)
