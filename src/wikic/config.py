@@ -102,6 +102,7 @@ class GitConfig(_Section):
 
 class Config(_Section):
     model: str = DEFAULT_MODEL
+    auto_install: bool = True  # install the built-in `model` on first use (false: refuse)
     roles: RolesConfig = RolesConfig()
     backend: Literal["mlx", "http"] = "mlx"
     http: HttpConfig = HttpConfig()

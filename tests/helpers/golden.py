@@ -45,11 +45,15 @@ TEST_GIT_IDENTITY = {
 
 def isolate_user_dirs(mp: pytest.MonkeyPatch, home: Path) -> None:
     """Point HOME, the caches, the model store and git's config at `home` (a temp folder), with
-    a git identity, so nothing touches the real user's files."""
+    a git identity, so nothing touches the real user's files; and switch first-use model
+    installs off."""
     mp.setenv("HOME", str(home))
     mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     mp.setenv("WIKIC_MODELS_DIR", str(home / ".cache" / "wikic" / "models"))
     mp.delenv("WIKIC_DIR", raising=False)
+    # a test never downloads a model by accident: the first-use install refuses (its own tests
+    # lift this; the `installed_model` fixture installs explicitly)
+    mp.setenv("WIKIC_OFFLINE", "1")
     # git needs an identity for commits made by tests that use git directly
     mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     mp.setenv("GIT_CONFIG_NOSYSTEM", "1")

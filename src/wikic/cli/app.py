@@ -54,6 +54,7 @@ class State:
     """Global options, set by the app callback."""
 
     wiki_dir: Path | None = None
+    offline: bool = False  # never install a model on first use
 
 
 _state = State()
@@ -117,6 +118,12 @@ def _main(
         "current one that holds wikic.yaml).",
         file_okay=False,
     ),
+    offline: bool = typer.Option(
+        False,
+        "--offline",
+        help="Never download: a model that is not installed is an error, even the default one "
+        "(also: $WIKIC_OFFLINE=1, or auto_install: false in wikic.yaml).",
+    ),
     version: bool = typer.Option(
         False,
         "--version",
@@ -125,6 +132,7 @@ def _main(
         help="Print the version and exit.",
     ),
 ) -> None:
+    _state.offline = offline
     _state.wiki_dir = wiki or (
         Path(os.environ["WIKIC_DIR"]) if os.environ.get("WIKIC_DIR") else None
     )

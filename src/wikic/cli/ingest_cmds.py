@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.progress import showing
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
 from wikic.paths import WikiPaths
 from wikic.vault.sources import SkippedRaw, scan_raw
@@ -109,6 +111,7 @@ class _progress:
         self.live = live
         self.bar: Progress | None = None
         self.task: object = None
+        self.shown = contextlib.ExitStack()
 
     def __enter__(self):  # type: ignore[no-untyped-def]
         if self.live:
@@ -123,9 +126,11 @@ class _progress:
             )
             self.bar.__enter__()
             self.task = self.bar.add_task("ingest", total=None)
+            self.shown.enter_context(showing(self.bar))  # a first-use model install pauses it
         return self.on_event
 
     def __exit__(self, *exc: object) -> None:
+        self.shown.close()
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
 

@@ -236,8 +236,15 @@ def _extract_all(
         try:
             emit(ProgressEvent(rel, i, len(rels), "load"))
             source = load_source(paths, rel, max_bytes=cfg.ingest.max_source_bytes)
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(rels))
+            continue
+        # outside the source's try: without a model every source would fail alike (a model that
+        # is not installed), so the run stops with the one error and its hint
+        backend = extract_backend()
+        try:
             job = prepare_extraction(
-                extract_backend(),
+                backend,
                 source,
                 agents_md=agents_md,
                 config=cfg.ingest,
@@ -376,6 +383,8 @@ def _round_replies(
             )
         )
     start = time.perf_counter()
+    if rows:
+        write_backend()  # made outside the tries: a model that cannot be had stops the run
     try:
         replies = _split(
             _generate(write_backend, [r for _, j in round_ for r in j.requests]), round_
