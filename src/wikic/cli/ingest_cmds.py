@@ -166,6 +166,8 @@ def _render(report: IngestReport) -> None:
             console.print(f"  retracted {o.retracted} fact(s)", markup=False)
         for path in o.unsupported:
             console.print(f"  unsupported {path}", markup=False)
+        if o.kept_edits:
+            console.print(f"  kept     your edits: {', '.join(o.kept_edits)}", markup=False)
     stats = report.total_stats()
     if stats.calls:
         console.print(

@@ -19,6 +19,7 @@ import git
 
 from wikic.errors import GitStateError, LockBusyError, OperationError
 from wikic.operation.gitrepo import (
+    add_note,
     check_can_commit,
     commit_paths,
     find_op_commit,
@@ -53,6 +54,9 @@ class Plan:
     # pages this operation moves (old link name → new link name, relative to wiki/, no .md):
     # earlier log.md entries that link the old name are pointed at the new one
     moves: dict[str, str] = field(default_factory=dict)
+    # a git note for the operation's commit (refs/notes/wikic): what ingest compiled before it
+    # replayed the user's hand edits, so the next compile can tell them apart
+    note: str | None = None
 
     def write(self, path: str, text: str) -> None:
         self.changes[path] = text
@@ -246,16 +250,27 @@ class Writer:
             return None
         body = "Files:\n" + "\n".join(f"- {p}" for p in sorted(changed))
         message = message_with_trailers(
-            f"{plan.op}: {plan.title}", body, op_id, plan.op, undoes=plan.undoes
+            f"{plan.op}: {plan.title}",
+            body,
+            op_id,
+            plan.op,
+            undoes=plan.undoes,
+            note=bool(plan.note),
         )
         git_cfg = self.paths.config.git
-        return commit_paths(
+        sha = commit_paths(
             self.repo,
             [self.paths.root / p for p in changed],
             message,
             author_name=git_cfg.author_name,
             author_email=git_cfg.author_email,
         )
+        if sha is not None and plan.note:
+            try:
+                add_note(self.repo, sha, plan.note)
+            except OperationError as exc:  # the commit has landed; the trailer says a note is due
+                log.warning("%s; the next compile treats the page as if it had no history", exc)
+        return sha
 
 
 @contextlib.contextmanager
