@@ -31,6 +31,7 @@ from wikic.operation.gitrepo import (
 )
 from wikic.operation.journal import Change, Journal, pending
 from wikic.operation.lock import writer_lock
+from wikic.operation.signals import signals_deferred
 from wikic.paths import WikiPaths
 from wikic.vault.catalog import render_index
 from wikic.vault.logbook import LogEntry, append_entry, relink
@@ -133,6 +134,14 @@ class Writer:
         if plan.op != "init":  # init merges the user's own .gitignore on purpose
             self._check_no_user_edits(changes)
         op_id = new_op_id()
+        with signals_deferred():  # Ctrl-C takes effect once the operation has landed
+            sha = self._land(plan, op_id, changes)
+            if self.on_commit is not None:
+                self.on_commit(self.paths, list(changes))
+        return OpResult(op_id, sha, tuple(changes))
+
+    def _land(self, plan: Plan, op_id: str, changes: Mapping[str, str | None]) -> str | None:
+        """Journal, apply and commit `changes`: all of them land, or none."""
         meta = {"op": plan.op, "title": plan.title}
         journal = Journal.prepare(
             self.paths.journal,
@@ -145,15 +154,19 @@ class Writer:
         try:
             sha = self._git_commit(plan, op_id, list(changes))
             journal.set_state("committed")
-        except BaseException:
+        except BaseException as exc:
+            landed = find_op_commit(self.repo, op_id, limit=1) if self.repo is not None else None
+            if landed is not None:  # git made the commit, then failed (killed): it is done
+                journal.discard()
+                if isinstance(exc, Exception):
+                    return landed
+                raise
             journal.rollback()
             if self.repo is not None:
                 reset_paths(self.repo, [self.paths.root / p for p in changes])
             raise
         journal.discard()
-        if self.on_commit is not None:
-            self.on_commit(self.paths, list(changes))
-        return OpResult(op_id, sha, tuple(changes))
+        return sha
 
     def _check_no_user_edits(self, changes: Mapping[str, str | None]) -> None:
         """Refuse to commit a file that has uncommitted changes of the user's: they would land
