@@ -94,6 +94,12 @@ class ConsolidateConfig(_Section):
     suggested_targets: int = Field(8, ge=0)
 
 
+class WatchConfig(_Section):
+    settle_seconds: float = Field(2.0, ge=0)  # a file is compiled once unchanged this long
+    poll_seconds: float = Field(1.0, gt=0)  # raw/ is checked at least this often
+    consolidate_hour: int = Field(3, ge=0, le=23)  # `watch --consolidate`: once a day at this hour
+
+
 class GitConfig(_Section):
     commit: bool = True
     author_name: str = "wikic"
@@ -114,6 +120,7 @@ class Config(_Section):
     query: QueryConfig = QueryConfig()
     lint: LintConfig = LintConfig()
     consolidate: ConsolidateConfig = ConsolidateConfig()
+    watch: WatchConfig = WatchConfig()
     git: GitConfig = GitConfig()
 
     def model_for(self, role: RoleName) -> str:

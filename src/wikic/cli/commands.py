@@ -17,6 +17,7 @@ from wikic.cli import (
     pages_cmds,  # noqa: F401  (registers rename/merge/delete)
     query_cmds,  # noqa: F401  (registers query)
     search_cmds,  # noqa: F401  (registers search/reindex)
+    watch_cmds,  # noqa: F401  (registers watch)
     wiki_cmds,  # noqa: F401  (registers init/status/log/undo)
 )
 from wikic.cli.app import app
