@@ -177,3 +177,18 @@ def test_without_history_the_summary_and_added_sections_are_still_kept() -> None
 )
 def test_units_join_back_into_the_body(body: str) -> None:
     assert join_units(split_units(body)) == body
+
+
+def test_what_consolidate_added_stays_and_is_not_called_the_users() -> None:
+    base = page()
+    consolidated = "\n\n## Consolidated into\n\n- [[digests/2026-W14|2026-W14]] ^c-2026-w14-1a2b3c"
+    current = Page(
+        base.path,
+        {**base.props, "tags": ["source", "note", "episode"], "consolidated": dt.date(2026, 4, 7)},
+        base.body.rstrip("\n") + consolidated + "\n",
+    )
+    result = keep_hand_edits(page(sha256="sha256:2"), current, base)
+    assert result.page.body.endswith(consolidated + "\n")
+    assert result.page.props["tags"] == ["source", "note", "episode"]
+    assert "consolidated" not in result.page.props  # consolidated again: it changed
+    assert result.kept == ()

@@ -27,6 +27,9 @@ from wikic.vault.pages import Page
 SOURCE_SECTIONS = ("Key claims", "Pages", "Outline", "Text")  # what ingest writes after the lead
 MACHINE_PROPS = ("type", "kind", "raw", "sha256", "ingested")
 DROPPED_PROPS = ("consolidated", "gist")
+# what `wikic consolidate` adds to an episode's page: kept like the user's, but not called theirs
+CONSOLIDATE_SECTIONS = ("Consolidated into",)
+CONSOLIDATE_TAGS = ("episode",)
 _H2_RE = re.compile(r"^## +(.+?) *$")
 
 
@@ -50,8 +53,8 @@ def keep_hand_edits(new: Page, current: Page | None, base: Page | None) -> HandE
                 merge.replay(tag, i1, i2, j1, j2)
     props, changed = _props(new.props, current.props, base.props)
     kept = list(dict.fromkeys(merge.kept + changed))
-    if not kept and not merge.replaced:
-        return HandEdits(new, (), ())
+    if not (merge.replace_at or merge.insert_after or merge.replaced) and props == dict(new.props):
+        return HandEdits(new, (), ())  # nothing of the user's: the page as compiled
     return HandEdits(
         Page(new.path, props, join_units(merge.result())),
         tuple(kept),
@@ -100,7 +103,8 @@ class _Merge:
         where = self._where(i1, i2, j1, j2)
         if tag == "insert":
             self.insert_after.setdefault(self._anchor(i1, mine), []).extend(mine)
-            self.kept.append(where)
+            if not all(s in CONSOLIDATE_SECTIONS for s in self.c_sections[j1:j2]):
+                self.kept.append(where)
             return
         taken = set(self.replace_at)
         if all(i in self.to_new for i in range(i1, i2)):
@@ -256,6 +260,8 @@ def _props(
             out[key] = mine
         else:
             out.pop(key, None)
-        if out.get(key) != new.get(key):
+        theirs = new.get(key)
+        ours = set(theirs) | set(CONSOLIDATE_TAGS) if isinstance(theirs, list) else set()
+        if out.get(key) != theirs and not (key == "tags" and set(out[key]) <= ours):
             changed.append(f"the property {key}")
     return out, changed
