@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.golden import isolate_git_identity, isolate_user_dirs
+from tests.helpers.golden import isolate_user_dirs
 from wikic.llm.fake import FakeBackend
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -16,12 +16,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.helpers.model_fixtures"]
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _isolated_git_identity(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The test git identity for module- and session-scoped fixtures too (the per-test one
-    below sets the same): wikic's commits and log entries name it, never ~/.gitconfig's."""
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_session_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same isolation for module- and session-scoped fixtures, which run before any
+    function-scoped one: they build wikis and commit too."""
     with pytest.MonkeyPatch.context() as mp:
-        isolate_git_identity(mp, tmp_path_factory.mktemp("git-home"))
+        isolate_user_dirs(mp, tmp_path_factory.mktemp("session-home"))
         yield
 
 

@@ -129,6 +129,8 @@ FORBIDDEN = {
                        "wikic.llm", *_TOP),
     "wikic.sync": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.consolidate", "wikic.llm",
                    *_TOP),
+    # runs the verbs as files arrive: above them, below the CLI
+    "wikic.watch": ("wikic.sync", *_TOP),
     "wikic.mcp": ("wikic.cli",),
     "wikic.cli": (),  # the top layer: it may import any package
 }  # fmt: skip

@@ -36,6 +36,8 @@ class Recorder:
 def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     rec = Recorder("Canberra is the capital.")
     monkeypatch.setattr("wikic.llm.factory.make_backend", rec)
+    # it stands in for the model too: there is none to install on first use
+    monkeypatch.setattr("wikic.cli.backends.install_on_first_use", lambda config, role: None)
     return rec
 
 

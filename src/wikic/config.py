@@ -103,6 +103,12 @@ class ConsolidateConfig(_Section):
     suggested_targets: int = Field(8, ge=0)
 
 
+class WatchConfig(_Section):
+    settle_seconds: float = Field(2.0, ge=0)  # a file is compiled once unchanged this long
+    poll_seconds: float = Field(1.0, gt=0)  # raw/ is checked at least this often
+    consolidate_hour: int = Field(3, ge=0, le=23)  # `watch --consolidate`: once a day at this hour
+
+
 class GitConfig(_Section):
     commit: bool = True
     # None: the git identity (`user.name`); `--author` and $WIKIC_AUTHOR override both
@@ -112,6 +118,7 @@ class GitConfig(_Section):
 
 class Config(_Section):
     model: str = DEFAULT_MODEL
+    auto_install: bool = True  # install the built-in `model` on first use (false: refuse)
     roles: RolesConfig = RolesConfig()
     backend: Literal["mlx", "http"] = "mlx"
     http: HttpConfig = HttpConfig()
@@ -124,6 +131,7 @@ class Config(_Section):
     search: SearchConfig = SearchConfig()
     lint: LintConfig = LintConfig()
     consolidate: ConsolidateConfig = ConsolidateConfig()
+    watch: WatchConfig = WatchConfig()
     git: GitConfig = GitConfig()
     # manual: only `wikic sync` (or a command's --sync) syncs; auto: every writing command syncs
     # with the git remote after it commits

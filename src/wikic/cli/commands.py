@@ -18,6 +18,7 @@ from wikic.cli import (
     query_cmds,  # noqa: F401  (registers query)
     search_cmds,  # noqa: F401  (registers search/reindex)
     sync_cmds,  # noqa: F401  (registers sync)
+    watch_cmds,  # noqa: F401  (registers watch)
     wiki_cmds,  # noqa: F401  (registers init/status/log/undo)
 )
 from wikic.cli.app import app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from wikic.cli.app import (
     print_json,
     waiting_message,
 )
+from wikic.cli.progress import showing
 from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ProgressEvent, ingest
 from wikic.paths import WikiPaths
@@ -113,6 +115,7 @@ class _progress:
         self.live = live
         self.bar: Progress | None = None
         self.task: object = None
+        self.shown = contextlib.ExitStack()
 
     def __enter__(self):  # type: ignore[no-untyped-def]
         if self.live:
@@ -127,9 +130,11 @@ class _progress:
             )
             self.bar.__enter__()
             self.task = self.bar.add_task("ingest", total=None)
+            self.shown.enter_context(showing(self.bar))  # a first-use model install pauses it
         return self.on_event
 
     def __exit__(self, *exc: object) -> None:
+        self.shown.close()
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
 
@@ -165,6 +170,8 @@ def _render(report: IngestReport) -> None:
             console.print(f"  retracted {o.retracted} fact(s)", markup=False)
         for path in o.unsupported:
             console.print(f"  unsupported {path}", markup=False)
+        if o.kept_edits:
+            console.print(f"  kept     your edits: {', '.join(o.kept_edits)}", markup=False)
     stats = report.total_stats()
     if stats.calls:
         console.print(

@@ -6,20 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
 from wikic.cli.app import JSON_OPTION, app, err_console, out_console, print_json, state
+from wikic.cli.progress import gb as _gb
+from wikic.cli.progress import install_progress
 from wikic.config import Config
 from wikic.llm.models import store as model_store
-from wikic.llm.models.store import InstallProgress
 from wikic.paths import find_root, open_paths
 
 model_app = typer.Typer(
@@ -36,10 +29,6 @@ def _config() -> Config:
     """The config of the wiki we are in, if any (for `model` and `models_dir`), else defaults."""
     root = find_root(state().wiki_dir or Path.cwd())
     return open_paths(root).config if root is not None else Config()
-
-
-def _gb(n: int | None) -> str:
-    return "-" if not n else f"{n / 1e9:.2f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
 
 
 @model_app.command("list")
@@ -83,27 +72,6 @@ def list_cmd(json_out: bool = JSON_OPTION) -> None:
     console.print(f"* default model. Store: {model_store.models_dir(config)}")
 
 
-_STAGE_LABELS = {"download": "Fetch", "assemble": "Assemble + verify", "convert": "Convert"}
-
-
-class _Bars:
-    """Rich progress bars (on stderr) fed by the core's install callback."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.tasks: dict[str, TaskID] = {}
-
-    def __call__(self, event: InstallProgress) -> None:
-        stage = event.stage.split(" ", 1)[0]
-        label = _STAGE_LABELS[stage]
-        if stage not in self.tasks:
-            self.tasks[stage] = self.progress.add_task(label, total=event.total)
-        desc = f"{label} {event.stage.split(' ', 1)[1]}" if " " in event.stage else label
-        self.progress.update(
-            self.tasks[stage], completed=event.done, total=event.total, description=desc
-        )
-
-
 @model_app.command()
 def install(
     name: str | None = NAME_ARG,
@@ -128,15 +96,14 @@ def install(
     Installing an installed model does nothing."""
     config = _config()
     name = name or config.model
-    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err_console(), transient=True) as progress:
+    with install_progress(err_console()) as on_progress:
         result = model_store.install(
             name,
             config=config,
             dtype=dtype,
             wheels_dir=wheels,
             force=force,
-            progress=_Bars(progress),
+            progress=on_progress,
         )
     m = result.manifest
     if json_out:

@@ -23,6 +23,7 @@ from wikic.cli.app import (
     waiting_message,
 )
 from wikic.cli.notices import warn
+from wikic.cli.progress import showing
 from wikic.cli.syncing import SYNC_OPTION, after_write
 from wikic.config import Config
 from wikic.errors import UsageError
@@ -135,7 +136,8 @@ def _answer(paths: WikiPaths, question: str, config: Config, *, show: bool) -> Q
 
     status.start()
     try:
-        result = answer_question(paths, question, backend=load, on_text=progress)
+        with showing(status):  # a first-use model install pauses it
+            result = answer_question(paths, question, backend=load, on_text=progress)
     finally:
         status.stop()
     if show:

@@ -24,6 +24,7 @@ from wikic.ingest.extract import (
     prepare_extraction,
 )
 from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.source_edits import replay_hand_edits
 from wikic.ingest.write import SourceWrite, WriteJob, finish_write, prepare_write
 from wikic.llm.backend import (
     EMPTY_STATS,
@@ -39,7 +40,7 @@ from wikic.status import source_pages_by_raw, source_states
 from wikic.store.db import after_commit
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import link
-from wikic.vault.pages import render_page
+from wikic.vault.pages import Page, render_page
 from wikic.vault.sources import Source, list_raw, load_source, resolve_source_path
 from wikic.vault.tree import Vault
 
@@ -67,6 +68,8 @@ class SourceOutcome:
     contradictions: list[dict[str, str]] = field(default_factory=list)
     retracted: int = 0
     unsupported: list[str] = field(default_factory=list)
+    kept_edits: list[str] = field(default_factory=list)  # hand edits of the source page kept
+    replaced_edits: list[str] = field(default_factory=list)  # and those the source changed too
     commit: str | None = None
     stats: dict[str, GenerationStats] = field(default_factory=dict)  # by stage
     seconds: dict[str, float] = field(default_factory=dict)
@@ -83,6 +86,8 @@ class SourceOutcome:
             "contradictions": self.contradictions,
             "retracted": self.retracted,
             "unsupported": self.unsupported,
+            "kept_edits": self.kept_edits,
+            "replaced_edits": self.replaced_edits,
             "commit": self.commit,
             "stats": {k: v.to_dict() for k, v in self.stats.items()},
             "seconds": self.seconds,
@@ -186,6 +191,8 @@ def _run(
     agents_md = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.exists() else ""
     cfg = paths.config
     extracted = _extract_all(paths, rels, outcomes, extract_backend, agents_md, emit)
+    # a rebuild removes the source pages first: their hand edits are replayed from these
+    before = {p.path: p for p in vault if p.type == "source"} if request.rebuild else {}
     if request.rebuild and writer is not None and extracted:
         emit(ProgressEvent("", 0, len(rels), "clear", "removing compiled pages"))
         writer.commit(_clear_plan(paths, vault), today=today)
@@ -213,7 +220,9 @@ def _run(
             continue
         pending.append(_Pending(i, outcome, plan))
     if writer is not None:
-        _write_all(paths, writer, pending, write_backend, agents_md, emit, len(plans), today)
+        _write_all(
+            paths, writer, pending, write_backend, agents_md, emit, len(plans), today, before
+        )
     return IngestReport(outcomes, dry_run=writer is None)
 
 
@@ -236,8 +245,15 @@ def _extract_all(
         try:
             emit(ProgressEvent(rel, i, len(rels), "load"))
             source = load_source(paths, rel, max_bytes=cfg.ingest.max_source_bytes)
+        except WikicError as exc:
+            _fail(outcome, exc, emit, i, len(rels))
+            continue
+        # outside the source's try: without a model every source would fail alike (a model that
+        # is not installed), so the run stops with the one error and its hint
+        backend = extract_backend()
+        try:
             job = prepare_extraction(
-                extract_backend(),
+                backend,
                 source,
                 agents_md=agents_md,
                 config=cfg.ingest,
@@ -313,6 +329,7 @@ def _write_all(
     emit: ProgressFn,
     n: int,
     today: dt.date,
+    before: Mapping[str, Page],
 ) -> None:
     """Write and commit the planned sources, one commit each. The model calls of all sources
     that write no page in common go in one batch (a round); a source that writes a page an
@@ -349,8 +366,17 @@ def _write_all(
             if isinstance(answer, WikicError):
                 _fail(item.outcome, answer, emit, item.index, n)
                 continue
+            page = item.plan.source_page
+            current = vault.pages.get(page) or before.get(page)
             try:
-                _commit(paths, writer, item, finish_write(job, answer), emit, n, today)
+                written = finish_write(job, answer)
+                edits = replay_hand_edits(
+                    paths, writer.repo, item.outcome.raw, written.pages[page], current
+                )
+                written.pages[page] = edits.page
+                item.outcome.kept_edits = list(edits.kept)
+                item.outcome.replaced_edits = list(edits.replaced)
+                _commit(paths, writer, item, written, emit, n, today, edits.note)
             except WikicError as exc:
                 _fail(item.outcome, exc, emit, item.index, n)
         pending = later
@@ -376,6 +402,8 @@ def _round_replies(
             )
         )
     start = time.perf_counter()
+    if rows:
+        write_backend()  # made outside the tries: a model that cannot be had stops the run
     try:
         replies = _split(
             _generate(write_backend, [r for _, j in round_ for r in j.requests]), round_
@@ -412,12 +440,20 @@ def _commit(
     emit: ProgressFn,
     n: int,
     today: dt.date,
+    note: str | None = None,
 ) -> None:
     outcome, plan, i = item.outcome, item.plan, item.index
     rel = outcome.raw
     outcome.stats["write"] = written.stats
     emit(ProgressEvent(rel, i, n, "commit"))
     op = _operation_plan(paths, plan, written)
+    op.note = note
+    source = link(plan.source_page.removesuffix(".md"), alias=plan.extraction.title)
+    if outcome.kept_edits:
+        op.log_bullets.append(f"kept your edits of {source}: {', '.join(outcome.kept_edits)}")
+    if outcome.replaced_edits:
+        what = ", ".join(outcome.replaced_edits)
+        op.log_bullets.append(f"replaced your edits of {source}, changed in {rel} too: {what}")
     result = writer.commit(op, today=today)
     outcome.status = "ingested"
     outcome.commit = result.commit

@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ MERGE_WAY_OUT = (
     "lines, `git add` it), then run `wikic sync` to finish the merge (or `git commit`); "
     "`git merge --abort` goes back to before it."
 )
+TRAILER_NOTE = "Wikic-Note"  # the commit has a note under NOTES_REF (it may be lost: not cloned)
+NOTES_REF = "refs/notes/wikic"
 _TRAILER_RE = re.compile(r"^(Wikic-[A-Za-z]+): (.+)$", re.MULTILINE)
 
 
@@ -37,6 +40,11 @@ class OpCommit:
     op: str
     subject: str
     undoes: str | None
+
+
+def trailers_of(message: str) -> dict[str, str]:
+    """The `Wikic-…` trailers of a commit message, values stripped."""
+    return {k: v.strip() for k, v in _TRAILER_RE.findall(message)}
 
 
 def open_repo(root: Path) -> git.Repo | None:
@@ -167,6 +175,26 @@ def commit_paths(
     return repo.head.commit.hexsha
 
 
+def add_note(repo: git.Repo, sha: str, text: str) -> None:
+    """Attach `text` to commit `sha` under NOTES_REF (through a file: it may be large)."""
+    with tempfile.TemporaryDirectory(prefix="wikic-note-") as tmp:
+        note = Path(tmp) / "note"
+        note.write_text(text, encoding="utf-8")
+        try:
+            repo.git.notes("--ref", NOTES_REF, "add", "-f", "-F", str(note), sha)
+        except git.GitCommandError as exc:
+            detail = (exc.stderr or str(exc)).strip().splitlines()
+            raise OperationError(f"git notes failed: {detail[-1] if detail else exc}") from None
+
+
+def read_note(repo: git.Repo, sha: str) -> str | None:
+    """The note of commit `sha` under NOTES_REF, or None."""
+    try:
+        return str(repo.git.notes("--ref", NOTES_REF, "show", sha, strip_newline_in_stdout=False))
+    except git.GitCommandError:
+        return None
+
+
 def _in_head(repo: git.Repo, rel: str) -> bool:
     if not has_head(repo):
         return False
@@ -189,11 +217,19 @@ def reset_paths(repo: git.Repo, paths: Sequence[Path]) -> None:
 
 
 def message_with_trailers(
-    subject: str, body: str, op_id: str, op: str, undoes: str | None = None
+    subject: str,
+    body: str,
+    op_id: str,
+    op: str,
+    undoes: str | None = None,
+    *,
+    note: bool = False,
 ) -> str:
     trailers = [f"{TRAILER_OP}: {op_id}", f"{TRAILER_NAME}: {op}"]
     if undoes:
         trailers.append(f"{TRAILER_UNDOES}: {undoes}")
+    if note:
+        trailers.append(f"{TRAILER_NOTE}: {NOTES_REF}")
     parts = [subject.strip()]
     if body.strip():
         parts.append(body.strip())

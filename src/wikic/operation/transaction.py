@@ -19,6 +19,7 @@ import git
 
 from wikic.errors import GitStateError, LockBusyError, OperationError
 from wikic.operation.gitrepo import (
+    add_note,
     check_can_commit,
     commit_paths,
     find_op_commit,
@@ -32,6 +33,7 @@ from wikic.operation.identity import commit_identity
 from wikic.operation.journal import Change, Journal, pending
 from wikic.operation.landing import pending_landing, recover_landing
 from wikic.operation.lock import writer_lock
+from wikic.operation.signals import signals_deferred
 from wikic.paths import WikiPaths
 from wikic.vault.catalog import render_index
 from wikic.vault.logbook import LogEntry, append_entry, relink
@@ -55,6 +57,9 @@ class Plan:
     # pages this operation moves (old link name → new link name, relative to wiki/, no .md):
     # earlier log.md entries that link the old name are pointed at the new one
     moves: dict[str, str] = field(default_factory=dict)
+    # a git note for the operation's commit (refs/notes/wikic): what ingest compiled before it
+    # replayed the user's hand edits, so the next compile can tell them apart
+    note: str | None = None
 
     def write(self, path: str, text: str) -> None:
         self.changes[path] = text
@@ -138,6 +143,14 @@ class Writer:
         if plan.op != "init":  # init merges the user's own .gitignore on purpose
             self._check_no_user_edits(changes)
         op_id = new_op_id()
+        with signals_deferred():  # Ctrl-C takes effect once the operation has landed
+            sha = self._land(plan, op_id, changes)
+            if self.on_commit is not None:
+                self.on_commit(self.paths, list(changes))
+        return OpResult(op_id, sha, tuple(changes))
+
+    def _land(self, plan: Plan, op_id: str, changes: Mapping[str, str | None]) -> str | None:
+        """Journal, apply and commit `changes`: all of them land, or none."""
         meta = {"op": plan.op, "title": plan.title}
         journal = Journal.prepare(
             self.paths.journal,
@@ -150,15 +163,19 @@ class Writer:
         try:
             sha = self._git_commit(plan, op_id, list(changes))
             journal.set_state("committed")
-        except BaseException:
+        except BaseException as exc:
+            landed = find_op_commit(self.repo, op_id, limit=1) if self.repo is not None else None
+            if landed is not None:  # git made the commit, then failed (killed): it is done
+                journal.discard()
+                if isinstance(exc, Exception):
+                    return landed
+                raise
             journal.rollback()
             if self.repo is not None:
                 reset_paths(self.repo, [self.paths.root / p for p in changes])
             raise
         journal.discard()
-        if self.on_commit is not None:
-            self.on_commit(self.paths, list(changes))
-        return OpResult(op_id, sha, tuple(changes))
+        return sha
 
     def _check_no_user_edits(self, changes: Mapping[str, str | None]) -> None:
         """Refuse to commit a file that has uncommitted changes of the user's: they would land
@@ -255,16 +272,27 @@ class Writer:
             return None
         body = "Files:\n" + "\n".join(f"- {p}" for p in sorted(changed))
         message = message_with_trailers(
-            f"{plan.op}: {plan.title}", body, op_id, plan.op, undoes=plan.undoes
+            f"{plan.op}: {plan.title}",
+            body,
+            op_id,
+            plan.op,
+            undoes=plan.undoes,
+            note=bool(plan.note),
         )
         identity = commit_identity(self.paths.config.git, self.repo)
-        return commit_paths(
+        sha = commit_paths(
             self.repo,
             [self.paths.root / p for p in changed],
             message,
             author_name=identity.name,
             author_email=identity.email,
         )
+        if sha is not None and plan.note:
+            try:
+                add_note(self.repo, sha, plan.note)
+            except OperationError as exc:  # the commit has landed; the trailer says a note is due
+                log.warning("%s; the next compile treats the page as if it had no history", exc)
+        return sha
 
 
 @contextlib.contextmanager

@@ -173,13 +173,19 @@ def load_source(paths: WikiPaths, rel: str, *, max_bytes: int) -> Source:
         )
     if not path.is_file():
         raise SourceError(f"{rel}: not a regular file")
-    size = path.stat().st_size
-    if size > max_bytes:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise SourceError(
+                f"{rel}: {size:,} bytes is over the limit of {max_bytes:,}",
+                hint="Split it into smaller files, or raise ingest.max_source_bytes in wikic.yaml.",
+            )
+        data = path.read_bytes()
+    except OSError as exc:
         raise SourceError(
-            f"{rel}: {size:,} bytes is over the limit of {max_bytes:,}",
-            hint="Split it into smaller files, or raise ingest.max_source_bytes in wikic.yaml.",
-        )
-    data = path.read_bytes()
+            f"{rel}: cannot be read ({exc.strerror or exc})",
+            hint="Check its permissions (wikic needs to read it, never to write it).",
+        ) from None
     if b"\x00" in data:
         raise SourceError(f"{rel}: looks like a binary file (contains NUL bytes)")
     try:
