@@ -18,34 +18,30 @@ from typing import Any
 
 from wikic.config import IngestConfig
 from wikic.ingest import grounding, prompts
-from wikic.ingest.candidates import command_names, topic_candidates
+from wikic.ingest.candidates import command_names
 from wikic.ingest.schemas import extraction_model
 from wikic.ingest.structure import (
     FACTS_PER_SECTION_TOPIC,
     PRECISE_WEIGHT,
     code_examples,
     code_terms,
-    defined_abbreviations,
-    defined_subjects,
-    defined_terms,
     evidence_topics,
-    flag_aliases,
     is_code_like,
     is_common_term,
     is_precise,
-    kind_commands,
     kind_names,
-    linked_names,
     named_by_phrase,
     part_of,
     reads_as_clause,
-    section_topics,
-    short_names,
-    shorthand_commands,
-    subject_name,
-    title_topic,
 )
 from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, numbered_text
+from wikic.language.finders import (
+    Found,
+    Reading,
+    enabled_finders,
+    find_all,
+    offered_names,
+)
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
@@ -61,8 +57,6 @@ from wikic.vault.sources import Source
 
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
 MAX_CANDIDATES = 32
-MAX_CODE_TERMS = 16  # code names before the prose's names; the rest after them
-MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 
 SPARE_TOPICS = 3  # found beyond the page cap: they fill the places of topics the plan merges
@@ -123,6 +117,7 @@ class ExtractionJob:
     names: list[str]
     requests: list[Request]
     episode: bool = False
+    found: tuple[Found, ...] = ()  # what each enabled topic finder found (`language.finders`)
 
 
 def prepare_extraction(
@@ -152,8 +147,8 @@ def prepare_extraction(
         if w.sentences
     ]
     prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
-    headings = [t.name for t in section_topics(doc, sentences)]
-    names = _candidates(doc, prose, headings)
+    found = find_all(Reading(doc, sentences, prose), enabled_finders(config.disable_finders))
+    names = _candidates(found)
     head = [
         prompts.schema_segment(agents_md),
         prompts.extraction_instructions(max_topics=config.max_entities_per_section),
@@ -169,7 +164,7 @@ def prepare_extraction(
         )
         for w in windows
     ]
-    return ExtractionJob(source, doc, sentences, windows, names, requests)
+    return ExtractionJob(source, doc, sentences, windows, names, requests, found=found)
 
 
 def extract_sources(backend: Backend, jobs: Sequence[ExtractionJob]) -> list[list[Generation]]:
@@ -206,7 +201,9 @@ def finish_extraction(
         common = [t for t in model_topics if is_common_term(t.name)]
         notes += [f"dropped topic {t.name!r}: a term of every technical text" for t in common]
         unfit = [*example, *clauses, *common]
-        found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
+        found = _code_topics(
+            doc, sentences, job.found, job.names, source.text, config.max_pages_per_source
+        )
         topics = merge_topics(
             [*found, *(t for t in model_topics if t not in unfit)],
             config.max_claims_per_section * max(1, len(windows))
@@ -316,14 +313,17 @@ def _model_topics(
 def _code_topics(
     doc: Document,
     sentences: Sequence[Sentence],
+    found: Sequence[Found],
     names: Sequence[str],
     source_text: str,
     max_pages: int,
 ) -> list[Topic]:
-    """Topics code finds without the model, best first: sections whose heading names a thing,
-    the subject of the title, then names that several whole-fact sentences mention."""
+    """Topics code finds without the model, best first: the pages the finders make of their
+    own (sections whose heading names a thing, the subject of the title), then the names
+    that enough whole-fact sentences mention: the names offered to the model (`names`), then
+    the finders' other names. `found`: what each enabled finder found, in catalogue order."""
     structural = []
-    for t in section_topics(doc, sentences):
+    for t in (t for f in found for t in f.sections):
         name, aliases, facts = t.name, t.aliases, t.facts
         phrase = named_by_phrase(name, names, sentences)
         if phrase is not None:  # "Pointer" and "pointer file": one page
@@ -331,8 +331,7 @@ def _code_topics(
             facts = tuple(dict.fromkeys((*facts, *phrase[1])))[:FACTS_PER_SECTION_TOPIC]
         topic = Topic(name, _type(name, source_text), aliases, facts, t.usage, from_heading=True)
         structural.append(topic)
-    title = title_topic(doc, sentences)
-    if title is not None:
+    for title in (f.subject for f in found if f.subject is not None):
         structural.append(
             Topic(
                 title.name, _type(title.name, source_text), title.aliases, title.facts, subject=True
@@ -340,33 +339,25 @@ def _code_topics(
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
-    defined = defined_abbreviations(doc)
-    commands = command_names(doc)
-    kind_words = kind_names(doc)
-    kinds, kind_aliases = kind_commands(kind_words, commands)
-    flags = {
-        **defined,
-        **flag_aliases(doc),
-        **kind_aliases,
-        **shorthand_commands(commands),
-        **short_names(doc),
-    }
-    # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
-    coded = code_terms(doc)
-    variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
-    subjects = defined_subjects(sentences)
-    linked = linked_names(doc)
-    known = [*commands, *defined, *kinds, *variables, *subjects, *linked]
-    found = evidence_topics(
-        [*names, *(t for t in (*defined, *kinds, *subjects, *linked) if t not in names)],
+    aliases: dict[str, tuple[str, ...]] = {}
+    for f in found:
+        aliases.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
+    known = [n for f in found for n in f.precise]
+    entities = [n for f in found for n in f.entities]
+    more = [n for f in found for n in f.evidence if n not in names]
+    # how a name is matched, not a finder: a word written as code is matched verbatim, but
+    # not the `clean` of "clean filter"
+    coded = set(code_terms(doc)) - {k.split()[0] for k in kind_names(doc)}
+    evident = evidence_topics(
+        [*names, *more],
         sentences,
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
         names_taken=taken_names,
-        aliases=flags,
+        aliases=aliases,
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
-        coded=set(coded) - {k.split()[0] for k in kind_words},  # `clean` of "clean filter"
+        coded=coded,
     )
     return [
         *structural,
@@ -375,13 +366,13 @@ def _code_topics(
                 n,
                 # a capitalised name the document defines ("CON is a reserved device name")
                 # names a thing even where it only opens sentences
-                grounding.guess_type(n, source_text, _subject_type(n, subjects)),
-                flags.get(n, ()),
+                grounding.guess_type(n, source_text, _subject_type(n, entities)),
+                aliases.get(n, ()),
                 ids,
                 precise=is_precise(n, known),
                 spare=i >= max_pages - len(structural),
             )
-            for i, (n, ids) in enumerate(found)
+            for i, (n, ids) in enumerate(evident)
         ),
     ]
 
@@ -425,26 +416,14 @@ def _window_text(window: Section) -> str:
     return " ".join(s.text for s in window.sentences)
 
 
-def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
-    """Names the model chooses topics among: the title's subject, headings that name things,
-    commands the document runs, what it links to by name, code names, defined terms, then the
-    names and recurring phrases code finds in the sentences."""
-    subject = subject_name(doc)
-    coded = code_terms(doc)
-    found = [
-        *(subject[:1] if subject else ()),
-        *headings,
-        *command_names(doc)[:MAX_COMMANDS],
-        *linked_names(doc),
-        *coded[:MAX_CODE_TERMS],
-        *defined_terms(doc),
-        *defined_subjects(sentences),
-        *topic_candidates(sentences, title=doc.title, limit=40),
-        *coded[MAX_CODE_TERMS:],
-    ]
+def _candidates(found: Sequence[Found]) -> list[str]:
+    """Names the model chooses topics among: the finders' offers, by rank (the document's own
+    names: the title's subject, headings that name things, commands, what it links to by
+    name, code names, defined terms; then the names code reads in its sentences; then the
+    rarer code names), one spelling per name key, at most `MAX_CANDIDATES`."""
     seen: set[str] = set()
     unique = []
-    for name in found:
+    for name in offered_names(found):
         key = name_key(name)
         if key and key not in seen:
             seen.add(key)
