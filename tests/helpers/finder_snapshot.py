@@ -29,9 +29,13 @@ def documents() -> list[Path]:
 
 def snapshot(path: Path, config: IngestConfig | None = None) -> dict[str, Any]:
     """{names, topics} of one document, every model reply missing (code-only)."""
+    return snapshot_text(path.read_text(encoding="utf-8"), path.name, config)
+
+
+def snapshot_text(text: str, name: str, config: IngestConfig | None = None) -> dict[str, Any]:
+    """{names, topics} of a document's text, every model reply missing (code-only)."""
     config = config or IngestConfig()
-    text = path.read_text(encoding="utf-8")
-    source = Source(f"raw/{path.name}", text, sha256_bytes(text.encode()), "article")
+    source = Source(f"raw/{name}", text, sha256_bytes(text.encode()), "article")
     job = prepare_extraction(
         FakeBackend(), source, agents_md="# Schema\n", config=config, max_context_tokens=8192
     )

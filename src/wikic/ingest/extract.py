@@ -339,9 +339,9 @@ def _code_topics(
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
-    aliases: dict[str, tuple[str, ...]] = {}
+    aliases_of: dict[str, tuple[str, ...]] = {}
     for f in found:
-        aliases.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
+        aliases_of.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
     known = [n for f in found for n in f.precise]
     entities = [n for f in found for n in f.entities]
     more = [n for f in found for n in f.evidence if n not in names]
@@ -354,7 +354,7 @@ def _code_topics(
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
         names_taken=taken_names,
-        aliases=aliases,
+        aliases=aliases_of,
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
         coded=coded,
@@ -367,7 +367,7 @@ def _code_topics(
                 # a capitalised name the document defines ("CON is a reserved device name")
                 # names a thing even where it only opens sentences
                 grounding.guess_type(n, source_text, _subject_type(n, entities)),
-                aliases.get(n, ()),
+                aliases_of.get(n, ()),
                 ids,
                 precise=is_precise(n, known),
                 spare=i >= max_pages - len(structural),
