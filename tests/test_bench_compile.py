@@ -443,3 +443,17 @@ def test_finder_options_refuse_unknown_names_and_clashes(
     assert bc.main(["--code-only", "--ablate", "--without", "commands", *out]) == 2
     assert "drop --without" in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()
+
+
+def _ablation_rows(result_file: str) -> dict[str, str]:
+    """finder → its row of the table `--ablate` prints, for a committed result."""
+    result = json.loads((REPO / "scripts/results" / result_file).read_text(encoding="utf-8"))
+    rows = [line for line in bc.render_ablation(result).splitlines() if line.startswith("| ")]
+    return {row.split(" | ")[0].removeprefix("| "): row for row in rows[1:]}
+
+
+def test_the_design_notes_show_the_committed_ablation() -> None:
+    notes = (REPO / "docs/topic-finders.md").read_text(encoding="utf-8")
+    rows = _ablation_rows("bench_compile-ablate-all-finders.json")
+    assert len(rows) == 14
+    assert [name for name, row in rows.items() if row not in notes] == []

@@ -172,3 +172,8 @@ def test_an_unknown_finder_in_wikic_yaml_stops_ingest_before_any_work(tmp_path: 
             write_backend=lambda: backend,
         )
     assert backend.history == [] and not list(paths.wiki.rglob("sources/*.md"))
+
+
+def test_the_design_notes_describe_every_finder() -> None:
+    notes = (REPO / "docs/topic-finders.md").read_text(encoding="utf-8")
+    assert [n for n in FINDER_NAMES if f"- **{n}**: " not in notes] == []
