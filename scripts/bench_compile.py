@@ -20,9 +20,17 @@ topic pages through `wikic consolidate`), so recall is also given without them. 
 that reads as an article (a title and sections of its own: the corpus's design-meeting minutes)
 is no episode (`wikic.vault.episodes.reads_as_article`).
 
+`--without NAME[,NAME]` compiles with those topic finders switched off (`ingest.disable_finders`,
+docs/topic-finders.md). `--code-only --ablate` compiles once with every finder and once without
+each, on the development corpus and on the held-out one, and counts per finder the expected
+topics it adds and the junk pages (topic pages that match no expected topic of their document)
+it adds.
+
     WIKIC_MODELS_DIR=.cache/test-models .venv/bin/python scripts/bench_compile.py   # ~1 h
     .venv/bin/python scripts/bench_compile.py --files llm-aliases.md,cpython-qsbr.md
     .venv/bin/python scripts/bench_compile.py --wiki /path/to/compiled/wiki --qa --json
+    .venv/bin/python scripts/bench_compile.py --code-only --without linked-names,code-names
+    .venv/bin/python scripts/bench_compile.py --code-only --ablate   # ~1 min per corpus
 """
 
 from __future__ import annotations
@@ -47,6 +55,8 @@ from typing import Any
 import yaml
 
 from wikic.config import Config, load_config
+from wikic.errors import ConfigError
+from wikic.language.finders import FINDERS, check_finder_names
 from wikic.vault.document import parse_document
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import normalize_target, parse_links
@@ -57,6 +67,8 @@ from wikic.vault.sections import FACTS, bullets, split_body
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "bench_compile.json"
+DEFAULT_ABLATE_OUT = Path(__file__).resolve().parent / "results" / "bench_compile-ablate.json"
+HELDOUT = Path(__file__).resolve().parent / "data" / "heldout"
 BENCH_QUALITY = Path(__file__).resolve().parent / "bench_quality.py"
 TOPIC_TYPES = ("entity", "concept")
 RICH_PAGE_FACTS = 3  # a topic page with this many facts says something worth opening
@@ -445,25 +457,36 @@ def wikic_executable() -> str:
 
 
 def prepare_wiki(
-    root: Path, corpus: Path, files: Sequence[str], batch_size: int | None = None
+    root: Path,
+    corpus: Path,
+    files: Sequence[str],
+    batch_size: int | None = None,
+    disabled_finders: Sequence[str] = (),
 ) -> None:
-    """`wikic init` in `root` (with `generation.batch_size` when given), then the chosen
-    documents copied into raw/."""
+    """`wikic init` in `root` (with `generation.batch_size` and `ingest.disable_finders` when
+    given), then the chosen documents copied into raw/."""
     done = subprocess.run(
         [wikic_executable(), "init", str(root), "--json"], capture_output=True, text=True
     )
     if done.returncode:
         raise BenchError(f"wikic init failed: {done.stderr.strip() or done.stdout.strip()}")
     if batch_size is not None:
-        cfg = root / "wikic.yaml"
-        text, n = re.subn(
-            r"^(\s+batch_size:) \d+", rf"\1 {batch_size}", cfg.read_text("utf-8"), flags=re.M
+        _set_config_line(root, r"^(\s+batch_size:) \d+", rf"\1 {batch_size}")
+    if disabled_finders:
+        _set_config_line(
+            root, r"^(\s+disable_finders:) \[\]", rf"\1 [{', '.join(disabled_finders)}]"
         )
-        if n != 1:
-            raise BenchError("wikic.yaml has no generation.batch_size line to set")
-        cfg.write_text(text, encoding="utf-8")
     for name in files:
         shutil.copy2(corpus / name, root / "raw" / name)
+
+
+def _set_config_line(root: Path, pattern: str, replacement: str) -> None:
+    """Set one value of the wiki's wikic.yaml, keeping the file's comments."""
+    cfg = root / "wikic.yaml"
+    text, n = re.subn(pattern, replacement, cfg.read_text("utf-8"), flags=re.M)
+    if n != 1:
+        raise BenchError(f"wikic.yaml has no line matching {pattern!r} to set")
+    cfg.write_text(text, encoding="utf-8")
 
 
 def code_only_ingest(root: Path) -> float:
@@ -734,6 +757,181 @@ def render_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ── finder ablation: what each topic finder adds ─────────────────────────────────────────
+
+
+def finder_names(text: str, *, where: str) -> tuple[str, ...]:
+    """The comma-separated topic finder names of an option; an unknown one is an error that
+    lists every finder."""
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    try:
+        check_finder_names(names, where=where)
+    except ConfigError as exc:
+        raise BenchError(str(exc).replace("\n", ". ")) from None
+    return names
+
+
+@dataclass(frozen=True)
+class CodeOnlyRun:
+    """One code-only compile of a corpus, per document: the expected topics that got a page
+    (preferred names) and the junk pages (topic pages citing the document that match none of
+    its expected topics)."""
+
+    found: dict[str, tuple[str, ...]]
+    junk: dict[str, tuple[str, ...]]
+    topic_pages: int
+
+    @property
+    def topics_found(self) -> int:
+        return sum(len(v) for v in self.found.values())
+
+    @property
+    def junk_pages(self) -> int:
+        return sum(len(v) for v in self.junk.values())
+
+
+def document_pages(
+    file: str, expected: Sequence[tuple[str, ...]], vault: Vault
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the expected topics of `file` that have a page citing it, the pages citing it that
+    match none of them)."""
+    source = next((s for s in vault.sources if s.raw == file), None)
+    pages = [t for t in vault.topics if source and source.name in t.sources]
+    found = tuple(t[0] for t in expected if any(topic_matches(t, p) for p in pages))
+    junk = tuple(p.path for p in pages if not any(topic_matches(t, p) for t in expected))
+    return found, junk
+
+
+def code_only_run(
+    corpus: Path,
+    files: Sequence[str],
+    expected: dict[str, list[tuple[str, ...]]],
+    disabled: Sequence[str],
+    root: Path,
+) -> CodeOnlyRun:
+    """Compile `files` into a new wiki at `root` with the `disabled` finders off, code only."""
+    prepare_wiki(root, corpus, files, disabled_finders=disabled)
+    code_only_ingest(root)
+    vault = restrict(read_vault(root / "wiki", lambda text: None), files)
+    pages = {f: document_pages(f, expected[f], vault) for f in files}
+    return CodeOnlyRun(
+        {f: p[0] for f, p in pages.items()}, {f: p[1] for f, p in pages.items()}, len(vault.topics)
+    )
+
+
+def _only_in(a: dict[str, tuple[str, ...]], b: dict[str, tuple[str, ...]]) -> list[str]:
+    return [f"{file}: {x}" for file, xs in a.items() for x in xs if x not in b.get(file, ())]
+
+
+def finder_effect(base: CodeOnlyRun, without: CodeOnlyRun, *, names: bool) -> dict[str, Any]:
+    """What a finder adds: the expected topics found with every finder but not without it
+    (gained), those found only without it (lost: it displaced them), the junk pages made
+    with it and not without (junk added) and the reverse (junk removed); with `names`, which
+    ones (file: topic or page)."""
+    lists = {
+        "topics_gained": _only_in(base.found, without.found),
+        "topics_lost": _only_in(without.found, base.found),
+        "junk_added": _only_in(base.junk, without.junk),
+        "junk_removed": _only_in(without.junk, base.junk),
+    }
+    effect: dict[str, Any] = {k: len(v) for k, v in lists.items()}
+    effect["topics_found_without"] = without.topics_found
+    if names:
+        effect["names"] = lists
+    return effect
+
+
+def ablate_corpus(corpus: Path, files: Sequence[str], work: Path, *, names: bool) -> dict[str, Any]:
+    """A code-only compile of `files` with every finder on, then one with each finder off."""
+    expected = load_expected(corpus / "expected.yaml")
+    base = code_only_run(corpus, files, expected, (), work / "all")
+    finders = {}
+    for finder in FINDERS:
+        print(f"without {finder.name} …", file=sys.stderr)
+        without = code_only_run(corpus, files, expected, (finder.name,), work / finder.name)
+        finders[finder.name] = finder_effect(base, without, names=names)
+    total = sum(len(expected[f]) for f in files)
+    return {
+        "corpus": _shown(corpus),
+        "documents": len(files),
+        "topics_expected": total,
+        "topics_found": base.topics_found,
+        "topic_recall": _round(_ratio(base.topics_found, total)),
+        "topic_pages": base.topic_pages,
+        "junk_pages": base.junk_pages,
+        "finders": finders,
+    }
+
+
+def _shown(path: Path) -> str:
+    path = path.resolve()
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
+
+
+def ablate(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]:
+    """`--code-only --ablate`: each finder's effect on the development corpus (with names)
+    and on the held-out corpus (numbers only: it is not read)."""
+    if not args.code_only:
+        raise BenchError("--ablate needs --code-only (a compile per finder)")
+    clashing = [o for o in ("wiki", "keep", "without", "qa", "batch_size") if getattr(args, o)]
+    if clashing:
+        raise BenchError(f"--ablate compiles its own wikis: drop --{clashing[0].replace('_', '-')}")
+    corpus = args.corpus.resolve()
+    files = choose_files(args, load_expected(corpus / "expected.yaml"))
+    heldout = args.heldout or (HELDOUT if (HELDOUT / "expected.yaml").is_file() else None)
+    skipped = [] if heldout else [f"held-out corpus: none at {HELDOUT.relative_to(REPO)}"]
+    corpora: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="wikic-bench-ablate-") as tmp:
+        corpora["development"] = ablate_corpus(corpus, files, Path(tmp) / "dev", names=True)
+        if heldout:
+            held = heldout.resolve()
+            held_files = list(load_expected(held / "expected.yaml"))
+            corpora["held-out"] = ablate_corpus(held, held_files, Path(tmp) / "held", names=False)
+    return {
+        "command": shlex.join(command_line),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "model": "none (--code-only)",
+        "finders": [{"name": f.name, "summary": f.summary} for f in FINDERS],
+        "corpora": corpora,
+        "skipped": skipped,
+    }
+
+
+def _signed(gained: int, lost: int) -> str:
+    return f"+{gained} / −{lost}"
+
+
+def render_ablation(result: dict[str, Any]) -> str:
+    """Per finder and corpus: expected topics it adds / displaces, junk pages it adds /
+    removes."""
+    corpora = result["corpora"]
+    lines = []
+    for label, c in corpora.items():
+        lines.append(
+            f"{label} corpus ({c['corpus']}, {c['documents']} documents): every finder on "
+            f"finds {c['topics_found']}/{c['topics_expected']} expected topics "
+            f"({_pct(c['topic_recall'])}), {c['topic_pages']} topic pages, "
+            f"{c['junk_pages']} of them junk (matching no expected topic of their document)"
+        )
+    head = "| finder |" + "".join(f" {label}: topics | {label}: junk |" for label in corpora)
+    lines += ["", head, "|---|" + "---|---|" * len(corpora)]
+    for f in result["finders"]:
+        cells = ""
+        for c in corpora.values():
+            e = c["finders"][f["name"]]
+            cells += f" {_signed(e['topics_gained'], e['topics_lost'])} |"
+            cells += f" {_signed(e['junk_added'], e['junk_removed'])} |"
+        lines.append(f"| {f['name']} |{cells}")
+    lines += [
+        "",
+        "topics +: expected topics found with the finder and not without it (what it adds); "
+        "−: found only without it (what it displaces). junk +: junk pages made with it and "
+        "not without; −: junk pages made only without it.",
+    ]
+    lines += [f"- skipped: {s}" for s in result["skipped"]]
+    return "\n".join(lines) + "\n"
+
+
 # ── command line ─────────────────────────────────────────────────────────────────────────
 
 
@@ -767,6 +965,24 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "timing); the real compile's topic recall was within one topic of it",
     )
     p.add_argument(
+        "--without",
+        metavar="NAME[,NAME]",
+        help="compile with these topic finders switched off (ingest.disable_finders; "
+        "see docs/topic-finders.md)",
+    )
+    p.add_argument(
+        "--ablate",
+        action="store_true",
+        help="with --code-only: one compile with every topic finder, then one without each, "
+        "on --corpus and on --heldout: the expected topics and the junk pages each one adds",
+    )
+    p.add_argument(
+        "--heldout",
+        type=Path,
+        help=f"the held-out corpus of --ablate (default {HELDOUT.relative_to(REPO)} when it "
+        "exists); finders are never tuned on it",
+    )
+    p.add_argument(
         "--qa", action="store_true", help="also run bench_quality on the corpus questions"
     )
     p.add_argument("--qa-limit", type=int, metavar="N", help="ask at most N of those questions")
@@ -774,10 +990,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--out",
         type=Path,
-        default=DEFAULT_OUT,
-        help=f"JSON file (default {DEFAULT_OUT.relative_to(REPO)})",
+        help=f"JSON file (default {DEFAULT_OUT.relative_to(REPO)}; with --ablate "
+        f"{DEFAULT_ABLATE_OUT.relative_to(REPO)})",
     )
     args = p.parse_args(argv)
+    if args.out is None:
+        args.out = DEFAULT_ABLATE_OUT if args.ablate else DEFAULT_OUT
     for opt in ("limit", "qa_limit", "batch_size"):
         if getattr(args, opt) is not None and getattr(args, opt) < 1:
             p.error(f"--{opt.replace('_', '-')} must be at least 1")
@@ -801,14 +1019,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     try:
         given = list(argv if argv is not None else sys.argv[1:])
-        result = run(args, ["scripts/bench_compile.py", *given])
+        command_line = ["scripts/bench_compile.py", *given]
+        result = ablate(args, command_line) if args.ablate else run(args, command_line)
     except BenchError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=2, ensure_ascii=False)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n", encoding="utf-8")
-    print(text if args.json else render_markdown(result), end="\n" if args.json else "")
+    rendered = render_ablation(result) if args.ablate else render_markdown(result)
+    print(text if args.json else rendered, end="\n" if args.json else "")
     return 0
 
 
@@ -821,6 +1041,11 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         outcomes: dict[str, dict[str, Any]] = {}
         if args.wiki and args.code_only:
             raise BenchError("--wiki measures a compiled wiki; --code-only compiles one: use one")
+        if args.wiki and args.without:
+            raise BenchError("--wiki measures a compiled wiki; --without compiles one: use one")
+        if args.heldout:
+            raise BenchError("--heldout is the second corpus of --ablate")
+        disabled = finder_names(args.without or "", where="--without")
         if args.wiki:
             root = args.wiki.resolve()
             if not (root / "wiki").is_dir() or not (root / "raw").is_dir():
@@ -839,7 +1064,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             if args.keep and args.keep.exists():
                 raise BenchError(f"{args.keep} exists: --keep needs a new folder")
             root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
-            prepare_wiki(root, corpus, files, args.batch_size)
+            prepare_wiki(root, corpus, files, args.batch_size, disabled)
         if not args.wiki and args.code_only:
             wall = code_only_ingest(root)
             skipped.append(
@@ -892,6 +1117,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             role: args.model or config.model_for(role) for role in ("extract", "write", "query")
         },
         "batch_size": config.generation.batch_size,
+        "disabled_finders": list(config.ingest.disable_finders),
         "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
         "fragment_check": checker,
         "files": files,

@@ -361,3 +361,99 @@ def test_a_code_only_compile_shows_what_code_finds_without_a_model(tmp_path: Pat
     (doc,) = result["documents"]
     assert doc["topics_found"] and doc["topic_pages"]  # pages from structure and names alone
     assert bc.main(["--code-only", "--wiki", str(tmp_path / "w"), "--out", str(out)]) == 2
+
+
+# ── topic finders: --without and --ablate ────────────────────────────────────────────────
+
+LINKED = "See [Ruff](https://github.com/astral-sh/ruff) for the linter of this project.\n"
+RUN = "Run llama-bench to measure the speed of a model.\n\n```sh\n$ ./llama-bench -o csv\n```\n"
+
+
+def _corpus(root: Path, docs: dict[str, tuple[str, list[str]]]) -> Path:
+    """A corpus laid out like scripts/data/corpus: documents and their expected topics."""
+    for name, (text, _) in docs.items():
+        _write(root / name, text)
+    items = [{"file": name, "topics": [[t] for t in topics]} for name, (_, topics) in docs.items()]
+    _write(root / "expected.yaml", json.dumps(items))
+    return root
+
+
+def test_a_finder_s_effect_is_what_the_compile_with_it_has_and_the_one_without_lacks() -> None:
+    base = bc.CodeOnlyRun({"a.md": ("Ruff", "uv")}, {"a.md": ("concepts/x.md",)}, 3)
+    without = bc.CodeOnlyRun({"a.md": ("uv", "pip")}, {"a.md": ("concepts/y.md",)}, 2)
+    effect = bc.finder_effect(base, without, names=True)
+    assert effect["topics_gained"] == 1 and effect["topics_lost"] == 1
+    assert effect["junk_added"] == 1 and effect["junk_removed"] == 1
+    assert effect["topics_found_without"] == 2
+    assert effect["names"]["topics_gained"] == ["a.md: Ruff"]
+    assert effect["names"]["topics_lost"] == ["a.md: pip"]
+    assert effect["names"]["junk_added"] == ["a.md: concepts/x.md"]
+    assert "names" not in bc.finder_effect(base, without, names=False)  # held-out: numbers only
+
+
+def test_without_a_finder_the_compile_lacks_its_topics(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "c", {"a.md": (LINKED + "\n" + RUN, ["Ruff"])})
+    expected = bc.load_expected(corpus / "expected.yaml")
+    run = bc.code_only_run(corpus, ["a.md"], expected, (), tmp_path / "all")
+    assert run.found == {"a.md": ("Ruff",)} and run.junk == {"a.md": ("concepts/llama-bench.md",)}
+    without = bc.code_only_run(corpus, ["a.md"], expected, ("linked-names",), tmp_path / "w")
+    assert without.found == {"a.md": ()} and without.junk == run.junk
+    assert "disable_finders: [linked-names]" in (tmp_path / "w/wikic.yaml").read_text("utf-8")
+
+
+def test_ablate_counts_what_each_finder_adds_on_both_corpora(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wikic.language.finders import FINDERS
+
+    chosen = tuple(f for f in FINDERS if f.name in {"commands", "linked-names"})
+    monkeypatch.setattr(bc, "FINDERS", chosen)  # two finders: five compiles, not thirty
+    dev = _corpus(tmp_path / "dev", {"a.md": (LINKED + "\n" + RUN, ["Ruff"])})
+    held = _corpus(tmp_path / "held", {"b.md": (RUN, ["llama-bench"])})
+    out = tmp_path / "ablate.json"
+    argv = ["--code-only", "--ablate", "--corpus", str(dev), "--heldout", str(held)]
+    assert bc.main([*argv, "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert [f["name"] for f in result["finders"]] == ["commands", "linked-names"]
+    assert all(f["summary"] for f in result["finders"])
+    d, h = result["corpora"]["development"], result["corpora"]["held-out"]
+    assert (d["topics_found"], d["topics_expected"], d["junk_pages"]) == (1, 1, 1)
+    assert d["finders"]["linked-names"]["topics_gained"] == 1
+    assert d["finders"]["linked-names"]["names"]["topics_gained"] == ["a.md: Ruff"]
+    assert d["finders"]["commands"]["junk_added"] == 1
+    assert d["finders"]["commands"]["topics_gained"] == 0
+    assert h["finders"]["commands"]["topics_gained"] == 1
+    assert h["finders"]["linked-names"]["topics_gained"] == 0
+    assert "names" not in h["finders"]["commands"]  # the held-out corpus is not read
+    assert "| commands | +0 / −0 | +1 / −0 | +1 / −0 | +0 / −0 |" in table
+    assert "| linked-names | +1 / −0 | +0 / −0 | +0 / −0 | +0 / −0 |" in table
+    assert "development corpus" in table and "held-out corpus" in table
+
+
+def test_finder_options_refuse_unknown_names_and_clashes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ["--out", str(tmp_path / "o.json")]
+    assert bc.main(["--code-only", "--without", "commands,headings", *out]) == 2
+    err = capsys.readouterr().err
+    assert "--without: unknown topic finder headings" in err and "linked-names" in err
+    assert bc.main(["--ablate", *out]) == 2
+    assert "--ablate needs --code-only" in capsys.readouterr().err
+    assert bc.main(["--code-only", "--ablate", "--without", "commands", *out]) == 2
+    assert "drop --without" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+
+
+def _ablation_rows(result_file: str) -> dict[str, str]:
+    """finder → its row of the table `--ablate` prints, for a committed result."""
+    result = json.loads((REPO / "scripts/results" / result_file).read_text(encoding="utf-8"))
+    rows = [line for line in bc.render_ablation(result).splitlines() if line.startswith("| ")]
+    return {row.split(" | ")[0].removeprefix("| "): row for row in rows[1:]}
+
+
+def test_the_design_notes_show_the_committed_ablation() -> None:
+    notes = (REPO / "docs/topic-finders.md").read_text(encoding="utf-8")
+    rows = _ablation_rows("bench_compile-ablate-all-finders.json")
+    assert len(rows) == 14
+    assert [name for name, row in rows.items() if row not in notes] == []

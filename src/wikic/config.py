@@ -70,6 +70,9 @@ class IngestConfig(_Section):
     # model call); model: the model writes one or two sentences from the page's facts (for
     # larger models; see ingest.write)
     page_summary: PageSummary = "fact"
+    # topic finders switched off, by name (`wikic.language.finders.FINDERS`,
+    # docs/topic-finders.md); an unknown name is an error when ingest starts
+    disable_finders: list[str] = Field(default_factory=list)
 
 
 class QueryConfig(_Section):

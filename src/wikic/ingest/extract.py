@@ -11,7 +11,6 @@ page's summary is asked for later, in the page-write batch (`write`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -25,19 +24,11 @@ from wikic.language.commands import (
     code_examples,
     code_terms,
     command_names,
-    flag_aliases,
     is_code_like,
     is_precise,
-    kind_commands,
-    shorthand_commands,
 )
 from wikic.language.definitions import (
-    defined_abbreviations,
-    defined_subjects,
-    defined_terms,
     kind_names,
-    linked_names,
-    short_names,
 )
 from wikic.language.evidence import (
     FACTS_PER_SECTION_TOPIC,
@@ -46,9 +37,14 @@ from wikic.language.evidence import (
     part_of,
     reads_as_clause,
 )
-from wikic.language.headings import subject_name
-from wikic.language.phrases import topic_candidates
-from wikic.language.section_topics import named_by_phrase, section_topics, title_topic
+from wikic.language.finders import (
+    Found,
+    Reading,
+    enabled_finders,
+    find_all,
+    offered_names,
+)
+from wikic.language.section_topics import named_by_phrase
 from wikic.language.sentences import Sentence, fact_sentences, refers_back, starts_sentence
 from wikic.language.vocabulary import is_common_term
 from wikic.llm.backend import (
@@ -66,8 +62,6 @@ from wikic.vault.sources import Source
 
 TOKENS_PER_TOPIC = 60  # generous: name, type, aliases and four ids in JSON
 MAX_CANDIDATES = 32
-MAX_CODE_TERMS = 16  # code names before the prose's names; the rest after them
-MAX_COMMANDS = 8  # of the candidates: a changelog's dozens of subcommands leave room for names
 
 
 SPARE_TOPICS = 3  # found beyond the page cap: they fill the places of topics the plan merges
@@ -128,6 +122,7 @@ class ExtractionJob:
     names: list[str]
     requests: list[Request]
     episode: bool = False
+    found: tuple[Found, ...] = ()  # what each enabled topic finder found (`language.finders`)
 
 
 def prepare_extraction(
@@ -157,8 +152,8 @@ def prepare_extraction(
         if w.sentences
     ]
     prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
-    headings = [t.name for t in section_topics(doc, sentences)]
-    names = _candidates(doc, prose, headings)
+    found = find_all(Reading(doc, sentences, prose), enabled_finders(config.disable_finders))
+    names = _candidates(found)
     head = [
         prompts.schema_segment(agents_md),
         prompts.extraction_instructions(max_topics=config.max_entities_per_section),
@@ -174,7 +169,7 @@ def prepare_extraction(
         )
         for w in windows
     ]
-    return ExtractionJob(source, doc, sentences, windows, names, requests)
+    return ExtractionJob(source, doc, sentences, windows, names, requests, found=found)
 
 
 def extract_sources(backend: Backend, jobs: Sequence[ExtractionJob]) -> list[list[Generation]]:
@@ -211,7 +206,9 @@ def finish_extraction(
         common = [t for t in model_topics if is_common_term(t.name)]
         notes += [f"dropped topic {t.name!r}: a term of every technical text" for t in common]
         unfit = [*example, *clauses, *common]
-        found = _code_topics(doc, sentences, job.names, source.text, config.max_pages_per_source)
+        found = _code_topics(
+            doc, sentences, job.found, job.names, source.text, config.max_pages_per_source
+        )
         topics = merge_topics(
             [*found, *(t for t in model_topics if t not in unfit)],
             config.max_claims_per_section * max(1, len(windows))
@@ -312,14 +309,17 @@ def _model_topics(
 def _code_topics(
     doc: Document,
     sentences: Sequence[Sentence],
+    found: Sequence[Found],
     names: Sequence[str],
     source_text: str,
     max_pages: int,
 ) -> list[Topic]:
-    """Topics code finds without the model, best first: sections whose heading names a thing,
-    the subject of the title, then names that several whole-fact sentences mention."""
+    """Topics code finds without the model, best first: the pages the finders make of their
+    own (sections whose heading names a thing, the subject of the title), then the names
+    that enough whole-fact sentences mention: the names offered to the model (`names`), then
+    the finders' other names. `found`: what each enabled finder found, in catalogue order."""
     structural = []
-    for t in section_topics(doc, sentences):
+    for t in (t for f in found for t in f.sections):
         name, aliases, facts = t.name, t.aliases, t.facts
         phrase = named_by_phrase(name, names, sentences)
         if phrase is not None:  # "Pointer" and "pointer file": one page
@@ -327,8 +327,7 @@ def _code_topics(
             facts = tuple(dict.fromkeys((*facts, *phrase[1])))[:FACTS_PER_SECTION_TOPIC]
         topic = Topic(name, _type(name, source_text), aliases, facts, t.usage, from_heading=True)
         structural.append(topic)
-    title = title_topic(doc, sentences)
-    if title is not None:
+    for title in (f.subject for f in found if f.subject is not None):
         structural.append(
             Topic(
                 title.name, _type(title.name, source_text), title.aliases, title.facts, subject=True
@@ -336,33 +335,25 @@ def _code_topics(
         )
     taken_names = [n for t in structural for n in (t.name, *t.aliases)]
     taken = {name_key(n) for n in taken_names}
-    defined = defined_abbreviations(doc)
-    commands = command_names(doc)
-    kind_words = kind_names(doc)
-    kinds, kind_aliases = kind_commands(kind_words, commands)
-    flags = {
-        **defined,
-        **flag_aliases(doc),
-        **kind_aliases,
-        **shorthand_commands(commands),
-        **short_names(doc),
-    }
-    # an upper-case word written as code is a variable or constant: `RUSTFLAGS`, `OLLAMA_HOST`
-    coded = code_terms(doc)
-    variables = [t for t in coded if re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", t)]
-    subjects = defined_subjects(sentences)
-    linked = linked_names(doc)
-    known = [*commands, *defined, *kinds, *variables, *subjects, *linked]
-    found = evidence_topics(
-        [*names, *(t for t in (*defined, *kinds, *subjects, *linked) if t not in names)],
+    aliases_of: dict[str, tuple[str, ...]] = {}
+    for f in found:
+        aliases_of.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
+    known = [n for f in found for n in f.precise]
+    entities = [n for f in found for n in f.entities]
+    more = [n for f in found for n in f.evidence if n not in names]
+    # how a name is matched, not a finder: a word written as code is matched verbatim, but
+    # not the `clean` of "clean filter"
+    coded = set(code_terms(doc)) - {k.split()[0] for k in kind_names(doc)}
+    evident = evidence_topics(
+        [*names, *more],
         sentences,
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
         names_taken=taken_names,
-        aliases=flags,
+        aliases=aliases_of,
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
-        coded=set(coded) - {k.split()[0] for k in kind_words},  # `clean` of "clean filter"
+        coded=coded,
     )
     return [
         *structural,
@@ -371,13 +362,13 @@ def _code_topics(
                 n,
                 # a capitalised name the document defines ("CON is a reserved device name")
                 # names a thing even where it only opens sentences
-                grounding.guess_type(n, source_text, _subject_type(n, subjects)),
-                flags.get(n, ()),
+                grounding.guess_type(n, source_text, _subject_type(n, entities)),
+                aliases_of.get(n, ()),
                 ids,
                 precise=is_precise(n, known),
                 spare=i >= max_pages - len(structural),
             )
-            for i, (n, ids) in enumerate(found)
+            for i, (n, ids) in enumerate(evident)
         ),
     ]
 
@@ -412,26 +403,14 @@ def _window_text(window: Section) -> str:
     return " ".join(s.text for s in window.sentences)
 
 
-def _candidates(doc: Document, sentences: Sequence[Sentence], headings: list[str]) -> list[str]:
-    """Names the model chooses topics among: the title's subject, headings that name things,
-    commands the document runs, what it links to by name, code names, defined terms, then the
-    names and recurring phrases code finds in the sentences."""
-    subject = subject_name(doc)
-    coded = code_terms(doc)
-    found = [
-        *(subject[:1] if subject else ()),
-        *headings,
-        *command_names(doc)[:MAX_COMMANDS],
-        *linked_names(doc),
-        *coded[:MAX_CODE_TERMS],
-        *defined_terms(doc),
-        *defined_subjects(sentences),
-        *topic_candidates(sentences, title=doc.title, limit=40),
-        *coded[MAX_CODE_TERMS:],
-    ]
+def _candidates(found: Sequence[Found]) -> list[str]:
+    """Names the model chooses topics among: the finders' offers, by rank (the document's own
+    names: the title's subject, headings that name things, commands, what it links to by
+    name, code names, defined terms; then the names code reads in its sentences; then the
+    rarer code names), one spelling per name key, at most `MAX_CANDIDATES`."""
     seen: set[str] = set()
     unique = []
-    for name in found:
+    for name in offered_names(found):
         key = name_key(name)
         if key and key not in seen:
             seen.add(key)

@@ -26,6 +26,7 @@ from wikic.ingest.extract import (
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.source_edits import replay_hand_edits
 from wikic.ingest.write import SourceWrite, WriteJob, finish_write, prepare_write
+from wikic.language.finders import enabled_finders
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
@@ -171,6 +172,7 @@ def ingest(
     """Ingest sources; backends are made lazily so a batch of no-ops never loads a model."""
     emit = progress or (lambda event: None)
     day = today or dt.date.today()
+    enabled_finders(paths.config.ingest.disable_finders)  # an unknown name stops it before any work
     if request.dry_run:
         return _run(paths, request, None, extract_backend, write_backend, emit, day)
     with writing(paths, "ingest", wait=wait, on_wait=on_wait, on_commit=after_commit) as writer:

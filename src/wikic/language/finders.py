@@ -1,0 +1,265 @@
+"""The topic finders: every heuristic by which code finds what a document is about, as a named
+unit in one catalogue, `FINDERS`, like lint's `RULES`.
+
+A finder reads a document (`Reading`) and returns what it found (`Found`): pages of its own
+(a section, the title's subject), names offered to the model, names that become pages when
+enough sentences name them, aliases, and names precise enough that one sentence will do.
+Extraction merges the enabled finders' findings in catalogue order, so with every finder on it
+finds what it did before they were a catalogue; `ingest.disable_finders` in wikic.yaml and
+`scripts/bench_compile.py --code-only --without NAME` switch one off, and `--ablate` measures
+what each one adds (docs/topic-finders.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import cached_property
+
+from wikic.errors import ConfigError
+from wikic.language import commands as _commands
+from wikic.language import definitions as _definitions
+from wikic.language import headings as _headings
+from wikic.language import phrases as _phrases
+from wikic.language import section_topics as _section_topics
+from wikic.language.sentences import Sentence
+from wikic.vault.document import Document
+
+MAX_CODE_TERMS = 16  # code names offered before the prose's names; the rest after them
+MAX_COMMANDS = 8  # of the offers: a changelog's dozens of subcommands leave room for names
+MAX_RECURRING = 40  # recurring names and phrases offered (the offers are cut at 32 in all)
+_VARIABLE_RE = re.compile(r"[A-Z][A-Z0-9_]{3,}")
+
+
+@dataclass(frozen=True, eq=False)
+class Reading:
+    """A document as the finders read it: its parse, its whole-fact sentences, and those of
+    them that are prose (not table rows), which the names offered to the model come from."""
+
+    doc: Document
+    sentences: Sequence[Sentence]
+    prose: Sequence[Sentence]
+
+    @cached_property
+    def commands(self) -> list[str]:
+        """Programs and subcommands the document runs (`_commands.command_names`)."""
+        return _commands.command_names(self.doc)
+
+    @cached_property
+    def code_terms(self) -> list[str]:
+        """Names written as code, most frequent first (`_commands.code_terms`)."""
+        return _commands.code_terms(self.doc)
+
+
+class Rank(IntEnum):
+    """Where a finder's names go in the list offered to the model (cut at 32): the document's
+    own names first, then what code reads in its sentences, then the rarer code names."""
+
+    NAMED = 0
+    READ = 1
+    LATER = 2
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one finder found in a document. Pages of their own: `sections` (sections whose
+    heading names a thing) and `subject` (what the title names). `offers`: names offered to
+    the model, which also become pages when enough whole-fact sentences name them; `evidence`:
+    names that become pages so, even where the offers were cut before them. `aliases`: a
+    name's other names (a sentence naming one names it). `precise`: names one sentence is
+    evidence enough for, weighing more (`_commands.is_precise`). `entities`: names the
+    document says what they are (a capitalised one names a thing, not a concept)."""
+
+    sections: tuple[_section_topics.SectionTopic, ...] = ()
+    subject: _section_topics.SectionTopic | None = None
+    offers: tuple[tuple[Rank, tuple[str, ...]], ...] = ()
+    evidence: tuple[str, ...] = ()
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    precise: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finder:
+    """A named topic finder: `find` reads a document; its docstring says what it finds and
+    why."""
+
+    name: str
+    find: Callable[[Reading], Found]
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the finder's docstring: what it finds and why."""
+        doc = (self.find.__doc__ or "").strip().split("\n\n", 1)[0]
+        return " ".join(doc.split())
+
+
+def section_headings(r: Reading) -> Found:
+    """Sections whose heading names a thing ("Speculative decoding", "`llama-server`", a flag
+    or subcommand the section demonstrates, what a question heading asks about), each a page
+    whose evidence is the section's own sentences and code. A heading that only organises the
+    text ("Installation", "FAQ") names nothing: the reader of a technical document looks up
+    what its headings name."""
+    sections = tuple(_section_topics.section_topics(r.doc, r.sentences))
+    return Found(sections=sections, offers=((Rank.NAMED, tuple(t.name for t in sections)),))
+
+
+def title_subject(r: Reading) -> Found:
+    """The subject the title names ("uv", "String interning", "Quiescent-State Based
+    Reclamation" of "… (QSBR)") as a page of its own, with the sentences that name it: the
+    source page is about the document, the subject's page about the thing."""
+    subject = _headings.subject_name(r.doc)
+    return Found(
+        subject=_section_topics.title_topic(r.doc, r.sentences),
+        offers=((Rank.NAMED, (subject[0],) if subject else ()),),
+    )
+
+
+def commands(r: Reading) -> Found:
+    """Programs and subcommands the document shows being run (`uv pip install`, `llm aliases
+    set`, `llama-bench`), most used first: what a reader of a tool's documentation looks up.
+    They are precise names; the most used are offered to the model."""
+    return Found(
+        offers=((Rank.NAMED, tuple(r.commands[:MAX_COMMANDS])),), precise=tuple(r.commands)
+    )
+
+
+def defined_abbreviations(r: Reading) -> Found:
+    """Terms the document defines with an abbreviation of their initials ("Safe memory
+    reclamation (SMR)", "Prompt processing (pp)"): the document names them twice, so they are
+    precise names, with the abbreviation as an alias that counts as naming them."""
+    found = _definitions.defined_abbreviations(r.doc)
+    return Found(evidence=tuple(found), aliases=found, precise=tuple(found))
+
+
+def flag_aliases(r: Reading) -> Found:
+    """Short forms the document pairs with a long flag ("`-ngl N` (or `--n-gpu-layers N`)",
+    "`-b, --batch-size`"): aliases, so a sentence using the short form is evidence for the
+    long flag's page and the short form makes no page of its own."""
+    return Found(aliases=_commands.flag_aliases(r.doc))
+
+
+def kind_names(r: Reading) -> Found:
+    """Names a one-word code span makes with the kind word after it ("the `clean` filter":
+    "clean filter"; "the `pointer` command" of a document that runs `git lfs pointer`: that
+    command, with the kind name as its alias). `clean` alone is any word; with its kind it is
+    a precise name."""
+    names, aliases = _commands.kind_commands(_definitions.kind_names(r.doc), r.commands)
+    return Found(evidence=tuple(names), aliases=aliases, precise=tuple(names))
+
+
+def shorthand_commands(r: Reading) -> Found:
+    """Commands the document also writes without their program (`uv pip install` and `pip
+    install`), as aliases: one command, one page."""
+    return Found(aliases=_commands.shorthand_commands(r.commands))
+
+
+def short_names(r: Reading) -> Found:
+    """Code names the document shortens ("`rustc_codegen_cranelift` or `cg_cranelift` for
+    short"), as aliases: the short name counts as naming the long one."""
+    return Found(aliases=_definitions.short_names(r.doc))
+
+
+def code_variables(r: Reading) -> Found:
+    """Upper-case words written as code (`RUSTFLAGS`, `OLLAMA_HOST`): variables and constants,
+    precise names one sentence is evidence enough for."""
+    return Found(precise=tuple(t for t in r.code_terms if _VARIABLE_RE.fullmatch(t)))
+
+
+def defined_subjects(r: Reading) -> Found:
+    """Names a sentence defines by opening with them ("Cranelift is a code generation
+    backend …", "`version` is the first key …"): the document says what they are, so each is
+    a precise name (a capitalised one an entity), even where a longer name holds it."""
+    found = tuple(_definitions.defined_subjects(r.sentences))
+    return Found(
+        offers=((Rank.READ, tuple(_definitions.defined_subjects(r.prose))),),
+        evidence=found,
+        precise=found,
+        entities=found,
+    )
+
+
+def linked_names(r: Reading) -> Found:
+    """Names of what the document links to where the link's text is the last part of its
+    address (`[Ruff](https://github.com/astral-sh/ruff)`): a project, package or tool as its
+    own home calls it, a precise name a reader looks up."""
+    found = tuple(_definitions.linked_names(r.doc))
+    return Found(offers=((Rank.NAMED, found),), evidence=found, precise=found)
+
+
+def code_names(r: Reading) -> Found:
+    """Inline code that names something (`--n-gpu-layers`, `_Py_ID`, `git lfs track`) and
+    identifiers written in plain prose (`eval_breaker`, `.lfsconfig`), most frequent first,
+    offered to the model: in technical documents these are the things readers look up."""
+    coded = tuple(r.code_terms)
+    return Found(
+        offers=((Rank.NAMED, coded[:MAX_CODE_TERMS]), (Rank.LATER, coded[MAX_CODE_TERMS:]))
+    )
+
+
+def defined_terms(r: Reading) -> Found:
+    """Bold terms, "Long Name (ABBR)" definitions and the code name opening a list item,
+    offered to the model: what the document marks as a term it defines."""
+    return Found(offers=((Rank.NAMED, tuple(_definitions.defined_terms(r.doc))),))
+
+
+def recurring_names(r: Reading) -> Found:
+    """Proper names (capitalised runs that are not just sentence starts, acronyms, names with
+    digits) and phrases the prose repeats, most useful first, offered to the model: the
+    source's own recurring phrases are what a topic page is about."""
+    found = _phrases.topic_candidates(r.prose, title=r.doc.title, limit=MAX_RECURRING)
+    return Found(offers=((Rank.READ, tuple(found)),))
+
+
+# In this order extraction merges their findings (offers within a rank, evidence, aliases: a
+# later finder's aliases of a name replace an earlier one's).
+FINDERS: tuple[Finder, ...] = (
+    Finder("title-subject", title_subject),
+    Finder("section-headings", section_headings),
+    Finder("commands", commands),
+    Finder("defined-abbreviations", defined_abbreviations),
+    Finder("flag-aliases", flag_aliases),
+    Finder("kind-names", kind_names),
+    Finder("shorthand-commands", shorthand_commands),
+    Finder("short-names", short_names),
+    Finder("code-variables", code_variables),
+    Finder("defined-subjects", defined_subjects),
+    Finder("linked-names", linked_names),
+    Finder("code-names", code_names),
+    Finder("defined-terms", defined_terms),
+    Finder("recurring-names", recurring_names),
+)
+FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
+
+
+def check_finder_names(names: Iterable[str], *, where: str) -> None:
+    """Raise a ConfigError naming the unknown finders of `names`, and every known one."""
+    unknown = sorted(set(names) - set(FINDER_NAMES))
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise ConfigError(
+            f"{where}: unknown topic finder{plural} {', '.join(unknown)}",
+            hint="Known finders: " + ", ".join(FINDER_NAMES),
+        )
+
+
+def enabled_finders(disabled: Iterable[str] = ()) -> tuple[Finder, ...]:
+    """The finders left on when `disabled` (wikic.yaml's `ingest.disable_finders`) are off, in
+    catalogue order; an unknown name is an error."""
+    off = set(disabled)
+    check_finder_names(off, where="wikic.yaml ingest.disable_finders")
+    return tuple(f for f in FINDERS if f.name not in off)
+
+
+def find_all(reading: Reading, finders: Sequence[Finder]) -> tuple[Found, ...]:
+    """What each of `finders` found in the document, in their order."""
+    return tuple(f.find(reading) for f in finders)
+
+
+def offered_names(found: Sequence[Found]) -> list[str]:
+    """Every finder's offers, by rank, then in catalogue order (not yet deduplicated)."""
+    return [
+        name for rank in Rank for f in found for r, names in f.offers if r == rank for name in names
+    ]
