@@ -46,7 +46,7 @@ from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
 from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
-from wikic.query.evidence import Evidence, Packed, pack, words
+from wikic.query.evidence import Block, Packed, pack, words
 from wikic.query.support import MIN_COVER, stems
 from wikic.query.terms import key_terms
 from wikic.store.rows import search_text
@@ -199,14 +199,14 @@ def _kind(text: str) -> str:
     return "item" if re.match(r"\s*(?:[-*+]|\d+[.)])\s", text) else "para"
 
 
-def rag_evidence(index: Bm25, question: str) -> list[Evidence]:
+def rag_evidence(index: Bm25, question: str) -> list[Block]:
     """The ranked paragraphs as units, grouped by file, cited as `[[file#^pN]]`; a code block,
     list or table is a `code`, `item` or `table` unit, as on the wiki's source pages (so a
     lead-in brings what it introduces in both arms when both were found)."""
     ranked = index.rank(question)
     titles = index.titles
     return [
-        Evidence(
+        Block(
             page=c.source,
             heading=f"{titles.get(c.source, c.source)} (source)",
             kind=_kind(c.text),
@@ -356,15 +356,15 @@ def ask_wiki(
     )
     packed = result.packed or Packed("", (), 0)
     composed = Composed(
-        result.answer,
-        result.sentences,
-        result.decline_reason,
-        result.raw_answer,
-        result.stats,
-        result.finish_reason,
-        result.ttft_s,
-        result.stats.calls > 0,
-        (),
+        answer=result.answer,
+        sentences=result.sentences,
+        declined=result.decline_reason,
+        raw=result.raw_answer,
+        stats=result.stats,
+        finish_reason=result.finish_reason,
+        ttft_s=result.ttft_s,
+        model_called=result.stats.calls > 0,
+        key_terms=(),
     )
     return _attempt(
         "wiki",

@@ -134,6 +134,21 @@ def test_layer_imports_only_downwards(layer: str) -> None:
     assert bad == []
 
 
+def test_prompts_import_nothing_of_wikic_outside_them() -> None:
+    """`wikic.prompts` is the lowest layer: any layer may import it (vault's prose checks read
+    its sentences), and it imports only the standard library and itself."""
+    graph = import_graph()
+    bad = sorted(
+        f"{mod} imports {dep}"
+        for mod, deps in graph.items()
+        if mod == "wikic.prompts" or mod.startswith("wikic.prompts.")
+        for dep in deps
+        if dep != "wikic.prompts" and not dep.startswith("wikic.prompts.")
+    )
+    assert any(m.startswith("wikic.prompts.") for m in graph)  # the package was scanned
+    assert bad == []
+
+
 def test_core_never_imports_the_cli() -> None:
     graph = import_graph()
     bad = sorted(

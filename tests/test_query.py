@@ -15,7 +15,7 @@ from wikic.errors import UsageError
 from wikic.llm.fake import FakeBackend
 from wikic.query.answer import DECLINED, NOTHING_FOUND, answer_question, check_citations
 from wikic.query.compose import INFERENCE_MARK, TASKS, compose, schema_text
-from wikic.query.evidence import Evidence, Shown, pack
+from wikic.query.evidence import Block, Evidence, Fact, Shown, pack
 from wikic.query.quote import QUOTE_TOKENS, quote_text
 from wikic.query.retrieve import HOP_BOOST, retrieve
 from wikic.query.terms import key_terms, unsupported
@@ -174,7 +174,10 @@ def test_facts_are_packed_under_the_budget(wiki, budget: int) -> None:
 
 def test_pack_takes_the_best_first_and_drops_repeats() -> None:
     def unit(page: str, text: str, score: float, kind: str = "fact") -> Evidence:
-        return Evidence(page, page.upper(), kind, text, f"{page}#^x{score}", score)
+        link = f"{page}#^x{score}"
+        if kind == "fact":
+            return Fact(page=page, heading=page.upper(), text=text, link=link, score=score)
+        return Block(page=page, heading=page.upper(), kind=kind, text=text, link=link, score=score)
 
     ranked = [
         unit("a", "Wombats dig burrows.", 9),
@@ -189,7 +192,7 @@ def test_pack_takes_the_best_first_and_drops_repeats() -> None:
     assert packed.text.startswith("## A\n[1] Wombats dig burrows.")
     # two shown sentences in a row leave one gap mark, not "… …"
     ranked[2] = unit("s", "Wombats dig burrows. Numbats eat termites all day long. They sleep.", 7)
-    ranked[2] = replace(ranked[2], kind="para")
+    ranked[2] = unit("s", ranked[2].text, 7, "para")
     packed = pack([ranked[0], ranked[3], ranked[2]], ["wombat"], 60, words)
     assert [s.text for s in packed.shown if s.evidence.page == "s"] == ["… They sleep."]
 
@@ -532,8 +535,10 @@ def test_the_quote_schema_takes_one_to_three_shown_ids(wiki) -> None:
 
 
 def test_a_quoted_answer_drops_the_models_picks_off_the_question_and_declines_if_none() -> None:
-    def unit(n: int, text: str) -> Evidence:
-        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 1.0 / n)
+    def unit(n: int, text: str) -> Fact:
+        return Fact(
+            page=f"c{n}.md", heading=f"C{n} (concept)", text=text, link=f"c{n}#^f-{n}", score=1 / n
+        )
 
     ranked = [unit(1, "Snapshots are persisted on disk."), unit(2, "Wombats dig burrows.")]
     packed = pack(ranked, words(QUESTION), 200, words)
@@ -549,14 +554,16 @@ def test_a_quoted_answer_drops_the_models_picks_off_the_question_and_declines_if
 def test_a_long_paragraph_is_quoted_by_its_sentences_about_the_question() -> None:
     filler = " ".join(f"Sentence {n} talks about weather and rain." for n in range(12))
     text = f"{filler} Snapshots are persisted on disk with a checksum. {filler}"
-    unit = Shown(
-        1, Evidence("sources/p.md", "P (source)", "para", text, "sources/p#^p1", 1.0), text, 0
-    )
+    para = Block(
+        page="sources/p.md", heading="P (source)", kind="para", text=text, link="sources/p#^p1",
+        score=1.0,
+    )  # fmt: skip
+    unit = Shown(1, para, text, 0)
     quoted = quote_text(unit, QUESTION, words)
     assert "Snapshots are persisted on disk with a checksum." in quoted
     assert quoted == "… Snapshots are persisted on disk with a checksum."
     assert words(quoted) <= QUOTE_TOKENS
-    fact = Shown(2, Evidence("c.md", "C", "fact", text, "c#^f-1", 1.0), text, 0)
+    fact = Shown(2, Fact(page="c.md", heading="C", text=text, link="c#^f-1", score=1.0), text, 0)
     assert quote_text(fact, QUESTION, words) == text  # a fact is quoted whole
 
 
@@ -567,9 +574,10 @@ def test_a_which_question_about_many_things_quotes_the_list_that_names_them() ->
     from wikic.query.quote import select
     from wikic.query.terms import asked_for
 
-    def unit(n: int, text: str, kind: str = "item") -> Evidence:
-        return Evidence("sources/spec.md", "Git LFS Spec (source)", kind, text,
-                        f"sources/spec#^p{n}", 1.0 / n, ordinal=n, section="The Pointer")  # fmt: skip
+    def unit(n: int, text: str, kind: str = "item") -> Block:
+        return Block(page="sources/spec.md", heading="Git LFS Spec (source)", kind=kind, text=text,
+                     link=f"sources/spec#^p{n}", score=1.0 / n, ordinal=n,
+                     section="The Pointer")  # fmt: skip
 
     ranked = [
         unit(1, "Pointer files MUST contain only UTF-8 characters."),
@@ -592,8 +600,10 @@ def test_a_which_question_about_many_things_quotes_the_list_that_names_them() ->
 def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     from wikic.query.quote import select
 
-    def unit(n: int, text: str) -> Evidence:
-        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 1.0 / n)
+    def unit(n: int, text: str) -> Fact:
+        return Fact(
+            page=f"c{n}.md", heading=f"C{n} (concept)", text=text, link=f"c{n}#^f-{n}", score=1 / n
+        )
 
     question = "On which port does Ollama listen, and which variable changes the bind address?"
     ranked = [
@@ -620,13 +630,12 @@ def test_select_takes_a_verb_of_the_same_action() -> None:
 
     question = "Which command deletes a model alias?"
     ranked = [
-        Evidence(
-            f"concepts/{name}.md",
-            f"llm aliases {name} (concept)",
-            "fact",
-            text,
-            f"concepts/{name}#^f-{n}",
-            1.0,
+        Fact(
+            page=f"concepts/{name}.md",
+            heading=f"llm aliases {name} (concept)",
+            text=text,
+            link=f"concepts/{name}#^f-{n}",
+            score=1.0,
         )
         for n, (name, text) in enumerate(
             [
@@ -646,31 +655,29 @@ def test_select_prefers_the_rest_of_the_passage_it_quoted() -> None:
 
     question = "Which origins does Ollama accept by default, and how can more be added?"
     ranked = [
-        Evidence(
-            "concepts/origins.md",
-            "Origins (concept)",
-            "fact",
-            "Ollama accepts origins 127.0.0.1 and 0.0.0.0 by default.",
-            "concepts/origins#^f-1",
-            1.0,
+        Fact(
+            page="concepts/origins.md",
+            heading="Origins (concept)",
+            text="Ollama accepts origins 127.0.0.1 and 0.0.0.0 by default.",
+            link="concepts/origins#^f-1",
+            score=1.0,
             holds="sources/faq#^p15",
         ),
-        Evidence(
-            "sources/faq.md",
-            "FAQ (source)",
-            "para",
-            "Add more with the OLLAMA_ORIGINS environment variable.",
-            "sources/faq#^p15",
-            0.5,
+        Block(
+            page="sources/faq.md",
+            heading="FAQ (source)",
+            kind="para",
+            text="Add more with the OLLAMA_ORIGINS environment variable.",
+            link="sources/faq#^p15",
+            score=0.5,
             ordinal=15,
         ),
-        Evidence(
-            "concepts/plugins.md",
-            "Plugins (concept)",
-            "fact",
-            "Plugins are added with a command.",
-            "concepts/plugins#^f-2",
-            0.4,
+        Fact(
+            page="concepts/plugins.md",
+            heading="Plugins (concept)",
+            text="Plugins are added with a command.",
+            link="concepts/plugins#^f-2",
+            score=0.4,
         ),
     ]
     packed = pack(ranked, words(question), 400, words)
@@ -683,10 +690,9 @@ def test_select_prefers_the_rest_of_the_passage_it_quoted() -> None:
 def test_a_lead_in_brings_its_code_block_into_the_evidence_and_the_quote() -> None:
     from wikic.query.quote import select
 
-    def para(n: int, text: str, kind: str = "para", score: float = 1.0) -> Evidence:
-        return Evidence(
-            "sources/llm.md", "LLM (source)", kind, text, f"sources/llm#^p{n}", score, ordinal=n
-        )
+    def para(n: int, text: str, kind: str = "para", score: float = 1.0) -> Block:
+        return Block(page="sources/llm.md", heading="LLM (source)", kind=kind, text=text,
+                     link=f"sources/llm#^p{n}", score=score, ordinal=n)  # fmt: skip
 
     question = "How do you find the path of the aliases file?"
     ranked = [
@@ -713,7 +719,9 @@ def test_a_code_block_is_quoted_as_inline_code_cut_to_its_first_words() -> None:
     from wikic.query.evidence import code_span
 
     code = "cat `x` " + " ".join(f"arg{n}" for n in range(200))
-    unit = Shown(1, Evidence("sources/s.md", "S", "code", code, "sources/s#^p2", 1.0), code, 0)
+    block = Block(page="sources/s.md", heading="S", kind="code", text=code, link="sources/s#^p2",
+                  score=1.0)  # fmt: skip
+    unit = Shown(1, block, code, 0)
     quoted = quote_text(unit, "What does cat do?", words)
     assert quoted.startswith("``cat `x` arg0") and quoted.endswith(" …``")
     assert words(quoted) <= QUOTE_TOKENS
@@ -735,7 +743,8 @@ def test_a_long_option_listing_shows_and_quotes_the_lines_a_question_is_about() 
     from wikic.query.evidence import words as plain_words
 
     question = "How many times does bench repeat each test by default?"
-    code = Evidence("sources/b.md", "B (source)", "code", USAGE, "sources/b#^p3", 1.0, ordinal=3)
+    code = Block(page="sources/b.md", heading="B (source)", kind="code", text=USAGE,
+                 link="sources/b#^p3", score=1.0, ordinal=3)  # fmt: skip
     packed = pack([code], plain_words(question), 300, words)
     assert packed.shown[0].text == (
         "usage: ./bench [options] … -r, --repetitions <n> (default: 24)"
@@ -744,7 +753,8 @@ def test_a_long_option_listing_shows_and_quotes_the_lines_a_question_is_about() 
     assert quoted == "`usage: ./bench [options] … -r, --repetitions <n> (default: 24)`"
     # a long table: its header and the rows about the question
     rows = "; ".join(["model | ngl | t/s"] + [f"llama 7B | {n} | {100 + n}.5" for n in range(40)])
-    table = Evidence("sources/b.md", "B (source)", "table", rows, "sources/b#^p4", 1.0, ordinal=4)
+    table = Block(page="sources/b.md", heading="B (source)", kind="table", text=rows,
+                  link="sources/b#^p4", score=1.0, ordinal=4)  # fmt: skip
     shown = pack([table], plain_words("What did 35 layers give?"), 300, words).shown[0]
     assert shown.text == "model | ngl | t/s; …; llama 7B | 35 | 135.5; …"
     assert quote_text(shown, "What did 35 layers give?", words) == shown.text
@@ -753,7 +763,9 @@ def test_a_long_option_listing_shows_and_quotes_the_lines_a_question_is_about() 
     assert other.startswith("usage: ./bench [options] options: -a, --option-0")
     # a short block is quoted whole: its output lines hold no word of the question
     run = "$ cargo rustc -- -Zself-profile\n$ ls\nCargo.toml regex-17088.events"
-    short = Shown(1, Evidence("sources/p.md", "P", "code", run, "sources/p#^p5", 1.0), run, 0)
+    block = Block(page="sources/p.md", heading="P", kind="code", text=run, link="sources/p#^p5",
+                  score=1.0)  # fmt: skip
+    short = Shown(1, block, run, 0)
     assert quote_text(short, "Which files does cargo rustc create?", words) == (
         "`$ cargo rustc -- -Zself-profile $ ls Cargo.toml regex-17088.events`"
     )
@@ -938,10 +950,12 @@ def test_a_list_found_by_one_item_ranks_with_its_lead_in_in_order(wiki) -> None:
 
 
 def test_a_list_item_shown_as_a_fact_stays_in_its_list_and_nothing_is_shown_twice() -> None:
-    def src(n: int, text: str, kind: str, score: float) -> Evidence:
-        return Evidence("sources/s.md", "S (source)", kind, text, f"sources/s#^p{n}", score, n)
+    def src(n: int, text: str, kind: str, score: float) -> Block:
+        return Block(page="sources/s.md", heading="S (source)", kind=kind, text=text,
+                     link=f"sources/s#^p{n}", score=score, ordinal=n)  # fmt: skip
 
-    fact = Evidence("c.md", "C (concept)", "fact", "The lfs.url string.", "c#^f-1", 9.0)
+    fact = Fact(page="c.md", heading="C (concept)", text="The lfs.url string.", link="c#^f-1",
+                score=9.0)  # fmt: skip
     long_code = " ".join(f"line{n}" for n in range(300))
     ranked = [
         fact,
@@ -967,15 +981,20 @@ def test_the_items_a_quoted_lead_in_introduces_are_rendered_as_a_list() -> None:
     from wikic.query.compose import joined
 
     def src(n: int, text: str, kind: str) -> Evidence:
-        return Evidence("sources/s.md", "S (source)", kind, text, f"sources/s#^p{n}", 1.0, n)
+        return Block(page="sources/s.md", heading="S (source)", kind=kind, text=text,
+                     link=f"sources/s#^p{n}", score=1.0, ordinal=n)  # fmt: skip
 
     question = "Which keys must a pointer contain, and are they sorted alphabetically?"
     ranked = [
         src(1, "The keys a pointer must contain are:", "para"),
         src(2, "The version key names the spec.", "item"),
         src(3, "The oid key names the object.", "item"),
-        Evidence(
-            "c.md", "C (concept)", "fact", "Pointer keys are sorted alphabetically.", "c#^f-1", 0.5
+        Fact(
+            page="c.md",
+            heading="C (concept)",
+            text="Pointer keys are sorted alphabetically.",
+            link="c#^f-1",
+            score=0.5,
         ),
     ]
     packed = pack(ranked, words(question), 400, words)
@@ -1034,14 +1053,13 @@ LIMIT_FACT = (
 )
 
 
-def _fact(n: int, text: str, para: str, block: str = "p20") -> Evidence:
-    return Evidence(
-        "entities/limit.md",
-        "QSBR_DEFERRED_LIMIT (entity)",
-        "fact",
-        text,
-        f"entities/limit#^f-{n}",
-        1.0 / n,
+def _fact(n: int, text: str, para: str, block: str = "p20") -> Fact:
+    return Fact(
+        page="entities/limit.md",
+        heading="QSBR_DEFERRED_LIMIT (entity)",
+        text=text,
+        link=f"entities/limit#^f-{n}",
+        score=1.0 / n,
         ordinal=n,
         holds=f"sources/qsbr#^{block}",
         context=para,
@@ -1070,9 +1088,8 @@ def test_a_fact_stays_itself_when_its_paragraph_adds_nothing_or_is_quoted_alread
     for unit in (alone, elsewhere):
         shown = Shown(1, unit, unit.text, words(unit.text))
         assert in_context([shown], words) == [(shown, None)]
-    para = Evidence(
-        "sources/qsbr.md", "QSBR (source)", "para", LIMIT_PARA, "sources/qsbr#^p20", 0.5
-    )
+    para = Block(page="sources/qsbr.md", heading="QSBR (source)", kind="para", text=LIMIT_PARA,
+                 link="sources/qsbr#^p20", score=0.5)  # fmt: skip
     fact = Shown(1, _fact(1, LIMIT_FACT, LIMIT_PARA), LIMIT_FACT, words(LIMIT_FACT))
     quoted = Shown(2, para, LIMIT_PARA, words(LIMIT_PARA))
     assert in_context([fact, quoted], words) == [(fact, None), (quoted, None)]  # cited already
@@ -1101,7 +1118,7 @@ def test_a_fact_is_retrieved_with_the_text_of_the_paragraph_it_cites(wiki) -> No
     fact = next(e for e in found if e.link == "concepts/prefix-cache#^f-bbb222")
     assert fact.holds == "sources/paper#^p3"
     assert fact.context == "Snapshots are persisted on disk with a checksum and a file lock."
-    assert all(e.context is None for e in found if e.kind != "fact")
+    assert all(isinstance(e, Fact) == (e.kind == "fact") for e in found)  # the rest: blocks
 
 
 INTERN_SOURCE = (
@@ -1143,7 +1160,9 @@ def test_a_fact_that_refers_back_brings_the_block_before_it_in_its_section(wiki)
     assert (before.evidence.link, none, fact, none_too) == ("sources/intern#^p2", None, shown, None)
     assert before.text.startswith("When interned")
     # the antecedent already quoted, or a fact that refers back only later on: nothing added
-    quoted_p2 = Shown(2, replace(refers, kind="para", link="sources/intern#^p2"), "x", 1)
+    p2 = Block(page="sources/intern.md", heading=refers.heading, kind="para", text=refers.text,
+               link="sources/intern#^p2", score=refers.score)  # fmt: skip
+    quoted_p2 = Shown(2, p2, "x", 1)
     assert [u for u, _ in in_context([quoted_p2, shown], words)] == [quoted_p2, shown]
     later = replace(refers, text="Entries map keys. Values in this dict are the keys.")
     plain = Shown(1, later, later.text, words(later.text))
@@ -1200,7 +1219,9 @@ def test_a_fact_that_ends_its_paragraph_brings_the_code_block_after_it(wiki) -> 
     assert reads.after == ("sources/profiling#^p4", "$ summarize trace")
     alone = Shown(1, reads, reads.text, words(reads.text))
     assert [u.evidence.link for u, _ in in_context([alone], words)] == ["sources/profiling#^p3"]
-    taken = Shown(2, replace(install, kind="code", link="sources/profiling#^p2"), "x", 1)
+    p2 = Block(page="sources/profiling.md", heading=install.heading, kind="code",
+               text=install.text, link="sources/profiling#^p2", score=install.score)  # fmt: skip
+    taken = Shown(2, p2, "x", 1)
     assert [u for u, _ in in_context([taken, shown], words)] == [taken, shown]
 
 
@@ -1210,9 +1231,10 @@ def test_a_lead_in_is_selected_for_what_its_list_says() -> None:
     config example sharing more words with the question than the lead-in alone."""
     from wikic.query.quote import select
 
-    def unit(n: int, text: str, kind: str = "item", score: float = 1.0) -> Evidence:
-        return Evidence("sources/spec.md", "Git LFS Spec (source)", kind, text,
-                        f"sources/spec#^p{n}", score, ordinal=n, section="The Server")  # fmt: skip
+    def unit(n: int, text: str, kind: str = "item", score: float = 1.0) -> Block:
+        return Block(page="sources/spec.md", heading="Git LFS Spec (source)", kind=kind, text=text,
+                     link=f"sources/spec#^p{n}", score=score, ordinal=n,
+                     section="The Server")  # fmt: skip
 
     ranked = [
         unit(1, "Here are the rules Git LFS uses to determine a repository's server:", "para"),
@@ -1232,13 +1254,15 @@ def test_a_number_no_packed_unit_holds_is_found_further_down() -> None:
     from wikic.query.evidence import relevant_lines
     from wikic.query.evidence import words as plain_words
 
-    def fact(n: int, text: str) -> Evidence:
-        return Evidence(f"c{n}.md", f"C{n} (concept)", "fact", text, f"c{n}#^f-{n}", 20.0 - n)
+    def fact(n: int, text: str) -> Fact:
+        return Fact(page=f"c{n}.md", heading=f"C{n} (concept)", text=text, link=f"c{n}#^f-{n}",
+                    score=20.0 - n)  # fmt: skip
 
     rows = "; ".join(["model | ngl | test | t/s"] + [
         f"llama 7B | {n} | {test} | {100 + n}.5" for n in range(10, 40) for test in ("pp", "tg")
     ])  # fmt: skip
-    table = Evidence("sources/b.md", "B (source)", "table", rows, "sources/b#^p4", 0.1, ordinal=4)
+    table = Block(page="sources/b.md", heading="B (source)", kind="table", text=rows,
+                  link="sources/b#^p4", score=0.1, ordinal=4)  # fmt: skip
     ranked = [fact(n, f"Offloading {n} layers gave {n}0 tokens per second.") for n in range(1, 15)]
     question = "How many tokens per second did tg give with 35 layers offloaded?"
     plain = pack([*ranked, table], plain_words(question), 200, words)
@@ -1262,9 +1286,10 @@ def test_a_quote_opens_with_the_release_its_section_sits_under() -> None:
     quote under a release or a day opens with it, once while the next quotes share it."""
     from wikic.query.evidence import release_of
 
-    def item(n: int, text: str, section: str) -> Evidence:
-        return Evidence("sources/changes.md", "Changes (source)", "item", text,
-                        f"sources/changes#^p{n}", 1.0 / n, ordinal=n, section=section)  # fmt: skip
+    def item(n: int, text: str, section: str) -> Block:
+        return Block(page="sources/changes.md", heading="Changes (source)", kind="item", text=text,
+                     link=f"sources/changes#^p{n}", score=1.0 / n, ordinal=n,
+                     section=section)  # fmt: skip
 
     ranked = [
         item(1, "Plugins are available for 19 models.", "0.5 (2023-07-12): New features"),

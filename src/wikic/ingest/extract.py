@@ -450,11 +450,11 @@ def _window_request(
 ) -> Request:
     model = extraction_model([s.id for s in window.sentences], max_topics=max_topics, names=names)
     first, last = window.sentences[0].id, window.sentences[-1].id
-    where = f"sentences {first} to {last}" if n_windows > 1 else ""
+    span = (first, last) if n_windows > 1 else None
     numbered = numbered_text(doc, window.blocks, window.sentences)
     budget = 32 + TOKENS_PER_TOPIC * max_topics
     return Request(
-        [*head, prompts.window_segment(numbered, where=where, names=names)],
+        [*head, prompts.window_segment(numbered, span=span, names=names)],
         schema=model,
         max_tokens=budget,
     )

@@ -62,7 +62,7 @@ class ConsultedPage:
         return self.path[:-3] if self.path.endswith(".md") else self.path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class QueryResult:
     question: str
     answer: str  # rendered: sentences with their citations, or the decline
@@ -113,8 +113,8 @@ class QueryResult:
         found: set[str] = set()
         for sentence in self.sentences:
             for shown in sentence.cited:
-                for target in (shown.evidence.link, shown.evidence.holds):
-                    if target and target.startswith("sources/"):
+                for target in shown.evidence.targets:
+                    if target.startswith("sources/"):
                         found.add(target.split("#", 1)[0])
         return sorted(found)
 
@@ -173,7 +173,10 @@ def consulted(packed: Packed) -> tuple[ConsultedPage, ...]:
         units = [s for s in packed.shown if s.evidence.page == path]
         reason = "search" if any(s.evidence.reason == "search" for s in units) else "link"
         heading = re.sub(r" \([^()]*\)$", "", units[0].evidence.heading)
-        pages.append(ConsultedPage(path, heading, reason, len(units), sum(s.tokens for s in units)))
+        tokens = sum(s.tokens for s in units)
+        pages.append(
+            ConsultedPage(path=path, title=heading, reason=reason, units=len(units), tokens=tokens)
+        )
     return tuple(pages)
 
 
@@ -207,12 +210,12 @@ def answer_question(
         found = retrieve(store, question, limit=cfg.search_limit)
         if not found.evidence:
             return QueryResult(
-                question,
-                NOTHING_FOUND,
-                "",
-                (),
-                (),
-                (),
+                question=question,
+                answer=NOTHING_FOUND,
+                raw_answer="",
+                citations=(),
+                removed=(),
+                pages=(),
                 found=False,
                 notes=notes,
                 decline_reason="no page matches the question",
@@ -245,24 +248,24 @@ def answer_question(
     for item in removed:
         log.info("removed citation %s: %s", item.link, item.reason)
     return QueryResult(
-        question,
-        answer,
-        composed.raw,
-        tuple(citations),
-        tuple(removed),
-        consulted(packed),
-        composed.stats,
-        model.model_name,
-        True,
-        composed.finish_reason,
-        packed.tokens,
-        notes,
-        composed.declined,
-        composed.sentences,
-        tuple(found.closest) if composed.declined else (),
-        before_model + composed.ttft_s if composed.model_called else 0.0,
-        time.perf_counter() - started,
-        packed,
+        question=question,
+        answer=answer,
+        raw_answer=composed.raw,
+        citations=tuple(citations),
+        removed=tuple(removed),
+        pages=consulted(packed),
+        stats=composed.stats,
+        model=model.model_name,
+        found=True,
+        finish_reason=composed.finish_reason,
+        context_tokens=packed.tokens,
+        notes=notes,
+        decline_reason=composed.declined,
+        sentences=composed.sentences,
+        closest=tuple(found.closest) if composed.declined else (),
+        ttft_s=before_model + composed.ttft_s if composed.model_called else 0.0,
+        total_s=time.perf_counter() - started,
+        packed=packed,
     )
 
 

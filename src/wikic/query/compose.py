@@ -7,12 +7,9 @@ the model fills a JSON schema in which every sentence names the numbers of the u
 
 Invariants: a rendered citation always points at a unit that was shown and that supports its
 sentence (`query.support`); a sentence no shown unit supports is marked as the model's
-inference and carries no citation; the answer is declined ("… does not say") when the model says
-the units do not answer, when nothing is cited, when the cited units share none of the
-question's topic words, when an amount is asked and no cited sentence states one (with its owner:
-"Llama's", "than pdm"), when the question's closing condition ("on Windows") is stated by no cited
-unit about the question, or when no shown unit holds its key terms (then the model is not
-called). Prompt order: schema → task → evidence → question,
+inference and carries no citation; the answer is declined ("… does not say") by the first rule
+of `query.declines` that fires: on the shown units before the model is asked (then it is not
+called), and on its answer after. Prompt order: schema → task → evidence → question,
 so everything before the evidence is the same for every question (one cached prefix).
 """
 
@@ -21,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -29,18 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
+from wikic.prompts.query import QUESTION, TASKS, WHERE_WIKI
+from wikic.query.declines import Draft, decline
 from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in, release_of
-from wikic.query.quote import QUOTE_TASK, in_context, quote_model, quote_text, select
-from wikic.query.support import (
-    best_support,
-    exact_terms,
-    holds_terms,
-    supporting,
-    unmet_conditions,
-    unowned_amount,
-    untouched_topic,
-)
-from wikic.query.terms import KeyTerm, asks_quantity, key_terms, states_quantity, unsupported
+from wikic.query.quote import in_context, quote_model, quote_text, select
+from wikic.query.support import best_support, exact_terms, holds_terms, supporting
+from wikic.query.terms import KeyTerm, key_terms
 from wikic.vault.links import iter_links
 from wikic.vault.schema_doc import schema_excerpt
 
@@ -48,15 +39,6 @@ MAX_SENTENCES = 2  # decode is the cost on a CPU: ~5 tokens/s for the default mo
 SENTENCE_CHARS = 180
 IDS_PER_SENTENCE = 3
 INFERENCE_MARK = "*(inference: no cited fact says this)*"
-# The answer schema's field names are part of the prompt the model reads: plain words.
-TASK = (
-    "Answer the question at the end using only the numbered facts below, which come from "
-    "{where}. Reply in JSON: one or two short sentences that answer it; for each sentence, "
-    "list in ids the numbers of the facts it uses, and keep to what those facts say, with their "
-    "numbers, names and terms. Then set answerable to true if the facts you used answer the "
-    "question, false if they do not."
-)
-WHERE_WIKI = "the pages of a wiki"
 
 
 def schema_text(agents_md: str) -> str:
@@ -86,7 +68,6 @@ def answer_model(ids: Sequence[int]) -> type[BaseModel]:
 
 
 AnswerStyle = Literal["quote", "write"]
-TASKS: dict[str, str] = {"quote": QUOTE_TASK, "write": TASK}
 
 
 def prompt(
@@ -94,7 +75,7 @@ def prompt(
 ) -> list[Segment]:
     segments = [system_segment(schema)] if schema else []
     segments += [user_segment(TASKS[style].format(where=where)), user_segment(packed.text)]
-    segments.append(user_segment(f"Question: {question}"))
+    segments.append(user_segment(QUESTION.format(question=question)))
     return segments
 
 
@@ -114,7 +95,7 @@ class Sentence:
         return [f"[[{s.evidence.link}]]" for s in self.cited]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Composed:
     """What came of one question. `declined` holds why it was declined (None: answered)."""
 
@@ -204,11 +185,20 @@ def compose(
     on_text: TextCallback | None = None,
 ) -> Composed:
     """Answer `question` from `packed` (see the module docstring)."""
-    terms = key_terms(question)
-    lacking = unsupported(terms, [s.text for s in packed.shown] + _headings(packed))
-    if not packed.ids or lacking:
-        why = "no fact was found" if not packed.ids else _lacking(lacking)
-        return Composed(decline_text, (), why, "", EMPTY_STATS, "stop", 0.0, False, tuple(terms))
+    draft = Draft(question=question, terms=tuple(key_terms(question)), packed=packed)
+    early = decline(draft, "shown")
+    if early is not None:
+        return Composed(
+            answer=decline_text,
+            sentences=(),
+            declined=early.reason,
+            raw="",
+            stats=EMPTY_STATS,
+            finish_reason="stop",
+            ttft_s=0.0,
+            model_called=False,
+            key_terms=draft.terms,
+        )
     started = time.perf_counter()
     first: list[float] = []
 
@@ -238,38 +228,23 @@ def compose(
             for item in getattr(value, "sentences", [])
             if (s := render_sentence(item.text, item.ids, packed)) is not None
         )
-    declined: str | None = None
-    if value is None or not value.answerable:
-        declined = "the model found no answer in the facts"
-    elif not any(s.cited for s in sentences):
-        declined = "no sentence of the answer cites a fact"
-    else:
-        off_topic = untouched_topic(question, [u for x in sentences for u in x.cited])
-        amount = asks_quantity(question)
-        if off_topic:
-            declined = "the cited facts say nothing about " + ", ".join(off_topic)
-        elif amount and not any(states_quantity(s.text) for s in sentences):
-            declined = "the question asks for an amount and no cited fact states a number"
-        elif amount and (
-            owners := unowned_amount(question, [(s.text, s.cited) for s in sentences])
-        ):
-            declined = "no cited fact states the amount for " + _quoted_terms(owners)
-        elif unmet := unmet_conditions(question, [u for x in sentences for u in x.cited]):
-            declined = "no cited fact says it for " + _quoted_terms(unmet)
+    answerable = value is not None and bool(value.answerable)
+    late = decline(replace(draft, answerable=answerable, sentences=sentences), "answer")
+    declined = late.reason if late is not None else None
     if style == "quote" and not declined:
         whole = in_context(picked, backend.count_tokens)
         sentences = tuple(quoted(u, question, backend, fact) for u, fact in whole)
     answer = decline_text if declined else joined(sentences)
     return Composed(
-        answer,
-        sentences if not declined else (),
-        declined,
-        gen.text,
-        gen.stats,
-        gen.finish_reason,
-        ttft,
-        True,
-        tuple(terms),
+        answer=answer,
+        sentences=sentences if not declined else (),
+        declined=declined,
+        raw=gen.text,
+        stats=gen.stats,
+        finish_reason=gen.finish_reason,
+        ttft_s=ttft,
+        model_called=True,
+        key_terms=draft.terms,
     )
 
 
@@ -309,18 +284,3 @@ def quoted(unit: Shown, question: str, backend: Backend, fact: Shown | None = No
     text = quote_text(unit, question, backend.count_tokens)
     cited = (fact, unit) if fact is not None else (unit,)
     return Sentence(text, cited, _attach(text, cited), label=release_of(unit.evidence))
-
-
-def _headings(packed: Packed) -> list[str]:
-    """The page headings and section labels of the shown units: a fact under "Verifying that
-    the model is running on the GPU with CUDA" is shown with that label, and answers about CUDA."""
-    labels = (x for s in packed.shown for x in (s.evidence.heading, s.evidence.section))
-    return [x for x in dict.fromkeys(labels) if x]
-
-
-def _lacking(terms: list[KeyTerm]) -> str:
-    return "no fact shown holds " + _quoted_terms(terms)
-
-
-def _quoted_terms(terms: Sequence[KeyTerm]) -> str:
-    return ", ".join(f"'{t.text}'" for t in terms)

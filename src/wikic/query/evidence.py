@@ -1,5 +1,7 @@
-"""The evidence an answer may cite: ranked units (facts, paragraphs, overviews) packed under a
-token budget, grouped by page (best page first), each citable unit numbered `[1]`, `[2]`, ….
+"""The evidence an answer may cite: ranked units packed under a token budget, grouped by page
+(best page first), each citable unit numbered `[1]`, `[2]`, …. A unit is a `Fact` (a topic
+page's bullet, with the source paragraph it cites) or a `Block` (a paragraph, list item, table,
+code block or overview).
 
 Packing never exceeds the budget (as the model's tokenizer counts it); a unit whose words are
 already shown (the same fact on two pages, a paragraph that is just a fact) is shown once.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from wikic.query.terms import KeyTerm, holds, missing_terms, text_words
 from wikic.store.search import STOPWORDS
@@ -28,25 +31,55 @@ _WORD_RE = re.compile(r"[^\W_]+")
 KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "item": 2, "code": 2, "table": 2}
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """A unit that may be shown. `page` groups units (a page path, or a raw file for plain
-    retrieval); `heading` names the group; `link` is the citation target (`sources/x#^p3`,
-    `entities/y#^f-1a2b`), None for an overview, which is shown but not citable."""
+@dataclass(frozen=True, kw_only=True)
+class Unit:
+    """What every unit that may be shown has; only its two kinds are made (`Evidence`). `page`
+    groups units (a page path, or a raw file for plain retrieval); `heading` names the group;
+    `link` is the citation target (`sources/x#^p3`, `entities/y#^f-1a2b`), None for an
+    overview, which is shown but not citable."""
 
     page: str
     heading: str
-    kind: str  # fact | para | item | table | code | overview
     text: str
     link: str | None
     score: float
     ordinal: int = 0
     section: str = ""
     reason: str = "search"  # search: matched the question; link: one hop from a top page
-    holds: str | None = None  # a fact's source citation (the paragraph it was copied from)
-    context: str | None = None  # a fact's: that paragraph's text
-    before: tuple[str, str] | None = None  # … and the source block before it: (link, text)
-    after: tuple[str, str] | None = None  # … and the code block right after it: (link, text)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The blocks that hold this unit's words: its own."""
+        return (self.link,) if self.link else ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fact(Unit):
+    """A fact bullet of a topic page, with its citation: `holds` the source paragraph it was
+    copied from, `context` that paragraph's text, `before` the source block before it and
+    `after` the code block right after it, each as (link, text), in its section."""
+
+    kind: ClassVar[str] = "fact"
+    holds: str | None = None
+    context: str | None = None
+    before: tuple[str, str] | None = None
+    after: tuple[str, str] | None = None
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The blocks that hold this fact's words: its own and the source paragraph it cites."""
+        return tuple(x for x in (self.link, self.holds) if x)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Block(Unit):
+    """A block of a page: a source page's paragraph, list item, table or code block, or a
+    topic page's overview (for plain retrieval, a raw file's paragraph)."""
+
+    kind: str  # para | item | table | code | overview
+
+
+Evidence = Fact | Block
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.query.evidence import (
     REFERS_BACK_RE,
-    Evidence,
+    Block,
+    Fact,
     Packed,
     Shown,
     TokenCounter,
@@ -43,13 +44,6 @@ from wikic.store.search import STOPWORDS
 
 MAX_QUOTES = 3
 QUOTE_TOKENS = 90  # a paragraph is quoted by its sentences most about the question, this many
-# The schema's field names are part of the prompt the model reads: plain words.
-QUOTE_TASK = (
-    "Find the answer to the question at the end in the numbered facts below, which come from "
-    "{where}. Reply in JSON: in ids, the numbers of the one to three facts that answer the "
-    "question, best first; then set answerable to true if those facts answer it, false if no "
-    "fact does."
-)
 
 
 def quote_model(ids: Sequence[int]) -> type[BaseModel]:
@@ -102,11 +96,14 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
     cited = {q.evidence.link for q in quotes if q.evidence.kind != "fact"}
     out: list[tuple[Shown, Shown | None]] = []
     for unit in quotes:
-        e, context, holds = unit.evidence, unit.evidence.context or "", unit.evidence.holds or ""
+        e = unit.evidence
+        if not isinstance(e, Fact):
+            out.append((unit, None))
+            continue
+        context, holds = e.context or "", e.holds or ""
         taken = cited | {q.evidence.link for q, _ in out}
         whole = (
-            e.kind == "fact"
-            and context
+            context
             and holds not in cited
             and len(words(context)) > len(words(e.text)) + 2  # not the fact alone
             and _flat(e.text) in _flat(context)  # the fact is in it
@@ -119,9 +116,7 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
         if not whole:
             out.append((unit, None))
         else:
-            para = replace(
-                e, page=_page_of(holds), kind="para", text=context, link=holds, holds=None
-            )
+            para = _block(e, (holds, context), "para")
             out.append((replace(unit, evidence=para, text=context, tokens=count(context)), unit))
         example = _example(e, context, cited | {q.evidence.link for q, _ in out}, count)
         if example is not None:
@@ -129,43 +124,55 @@ def in_context(quotes: Sequence[Shown], count: TokenCounter) -> list[tuple[Shown
     return out
 
 
-def _example(
-    fact: Evidence, context: str, taken: set[str | None], count: TokenCounter
-) -> Shown | None:
+def _example(fact: Fact, context: str, taken: set[str | None], count: TokenCounter) -> Shown | None:
     """The code block right after a quoted fact's paragraph, in its section, when the fact
     ends that paragraph: the sentence before a code block introduces it, with a stop as often
     as with a colon ("First, we'll install the tools we're going to use from the `measureme`
     repository." above `cargo install … crox flamegraph summarize`)."""
-    if fact.kind != "fact" or fact.after is None or fact.after[0] in taken:
+    if fact.after is None or fact.after[0] in taken:
         return None
     if not _flat(context).endswith(_flat(fact.text)):
         return None
-    return _block_of(fact, fact.after, "code", count)
+    return _neighbour(fact, fact.after, "code", count)
 
 
 def _antecedent(
-    fact: Evidence, context: str, taken: set[str | None], count: TokenCounter
+    fact: Fact, context: str, taken: set[str | None], count: TokenCounter
 ) -> Shown | None:
     """The source block before a quoted fact's paragraph, in its section, when the fact opens
     that paragraph and its first sentence refers back ("The key and value of each entry in
     this dict reference the same object." — the dict is named in the paragraph before), unless
     it is quoted already."""
-    if fact.kind != "fact" or fact.before is None or fact.before[0] in taken:
+    if fact.before is None or fact.before[0] in taken:
         return None
     opens = _flat(context).startswith(_flat(fact.text))
     first = re.split(r"(?<=[.!?])\s+", fact.text.strip(), maxsplit=1)[0]
     if not opens or not REFERS_BACK_RE.search(first):
         return None
-    return _block_of(fact, fact.before, "para", count)
+    return _neighbour(fact, fact.before, "para", count)
 
 
-def _block_of(fact: Evidence, block: tuple[str, str], kind: str, count: TokenCounter) -> Shown:
-    """The source block `block` (link, text) next to `fact`'s paragraph, as an unnumbered unit
-    of its source page, with the fact's section."""
+def _neighbour(fact: Fact, block: tuple[str, str], kind: str, count: TokenCounter) -> Shown:
+    """The source block `block` (link, text) next to `fact`'s paragraph, as an unnumbered unit."""
+    _, text = block
+    return Shown(0, _block(fact, block, kind), text, count(text))
+
+
+def _block(fact: Fact, block: tuple[str, str], kind: str) -> Block:
+    """The source block `block` (link, text) that `fact` cites or sits next to, as a block of
+    its source page with the fact's heading, section, rank and place."""
     link, text = block
-    unit = replace(fact, page=_page_of(link), kind=kind, text=text, link=link, holds=None,
-                   context=None, before=None, after=None)  # fmt: skip
-    return Shown(0, unit, text, count(text))
+    return Block(
+        page=_page_of(link),
+        heading=fact.heading,
+        kind=kind,
+        text=text,
+        link=link,
+        score=fact.score,
+        ordinal=fact.ordinal,
+        section=fact.section,
+        reason=fact.reason,
+    )
 
 
 def _flat(text: str) -> str:
@@ -224,10 +231,7 @@ def _same_passage(a: Shown, b: Shown) -> bool:
     """Two units of one passage: on one page, or one is (or both are copied from) the same
     source paragraph: a fact and the paragraph it cites."""
     ea, eb = a.evidence, b.evidence
-    if ea.page == eb.page:
-        return True
-    here = {x for x in (ea.link, ea.holds) if x}
-    return bool(here & {x for x in (eb.link, eb.holds) if x})
+    return ea.page == eb.page or bool(set(ea.targets) & set(eb.targets))
 
 
 def select(

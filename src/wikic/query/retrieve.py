@@ -1,5 +1,6 @@
 """Retrieval for `wikic query`: facts, source paragraphs and overviews that match the question
-(SQLite FTS5, BM25), ranked with one hop of links, as `Evidence` for packing.
+(SQLite FTS5, BM25), ranked with one hop of links, as `Evidence` for packing: a `Fact` with
+the source blocks it cites, or a `Block`.
 
 A unit's link is a block of the page that holds it (`entities/x#^f-1a2b`, `sources/y#^p3`), so
 a citation opens the exact fact or paragraph; overviews have no block and are never cited.
@@ -8,8 +9,16 @@ a citation opens the exact fact or paragraph; overviews have no block and are ne
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
-from wikic.query.evidence import FOLLOWER_KINDS, MAX_FOLLOWERS, Evidence, is_lead_in
+from wikic.query.evidence import (
+    FOLLOWER_KINDS,
+    MAX_FOLLOWERS,
+    Block,
+    Evidence,
+    Fact,
+    is_lead_in,
+)
 from wikic.store.db import Store
 from wikic.store.search import PassageHit
 
@@ -37,21 +46,39 @@ def _link(hit: PassageHit) -> str | None:
     return hit.cite if hit.kind == "fact" else None
 
 
+class _Shared(TypedDict):
+    """What a `Fact` and a `Block` made from a hit share (`evidence.Unit`)."""
+
+    page: str
+    heading: str
+    text: str
+    link: str | None
+    score: float
+    ordinal: int
+    section: str
+    reason: str
+
+
 def _evidence(hit: PassageHit, hop: bool) -> Evidence:
-    return Evidence(
+    """A hit as a `Fact` (with the source blocks its citation points at) or a `Block`."""
+    shared = _Shared(
         page=hit.path,
         heading=f"{hit.title} ({hit.type or 'page'})",
-        kind=hit.kind,
         text=hit.text,
         link=_link(hit),
         score=hit.score * KIND_WEIGHT.get(hit.kind, 0.5) * (HOP_BOOST if hop else 1.0),
         ordinal=hit.ordinal,
         section=hit.section,
         reason="link" if hop else "search",
+    )
+    if hit.kind != "fact":
+        return Block(kind=hit.kind, **shared)
+    return Fact(
         holds=hit.cite,
-        context=hit.context if hit.kind == "fact" else None,
-        before=_neighbour(hit, hit.before) if hit.kind == "fact" else None,
-        after=_neighbour(hit, hit.after) if hit.kind == "fact" else None,
+        context=hit.context,
+        before=_neighbour(hit, hit.before),
+        after=_neighbour(hit, hit.after),
+        **shared,
     )
 
 

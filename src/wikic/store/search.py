@@ -254,7 +254,7 @@ def _hit(row: tuple[str, str, str, float, str, str]) -> SearchHit:
 PASSAGE_WEIGHTS = (2.0, 1.0)  # title (+ aliases) of the holding page, the passage's text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PassageHit:
     """A fact, source paragraph or overview matching a query; `score` is higher for better."""
 
@@ -315,19 +315,19 @@ def run_passage_search(conn: sqlite3.Connection, query: str, *, limit: int) -> l
         section = _released(own, cited)
         hits.append(
             PassageHit(
-                path,
-                title,
-                page_type,
-                kind,
-                ordinal,
-                block,
-                text,
-                cite,
-                section,
-                float(score),
-                context,
-                _block(prev_block, prev_text),
-                _block(next_block, next_text),
+                path=path,
+                title=title,
+                type=page_type,
+                kind=kind,
+                ordinal=ordinal,
+                block=block,
+                text=text,
+                cite=cite,
+                section=section,
+                score=float(score),
+                context=context,
+                before=_block(prev_block, prev_text),
+                after=_block(next_block, next_text),
             )
         )
     return hits
@@ -367,5 +367,18 @@ def run_following(
     ):
         if at != n or kind not in kinds:
             break
-        found.append(PassageHit(path_, title, page_type, kind, at, block, text, cite, section, 0.0))
+        found.append(
+            PassageHit(
+                path=path_,
+                title=title,
+                type=page_type,
+                kind=kind,
+                ordinal=at,
+                block=block,
+                text=text,
+                cite=cite,
+                section=section,
+                score=0.0,
+            )
+        )
     return found
