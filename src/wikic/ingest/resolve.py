@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -35,10 +34,12 @@ from wikic.vault.names import name_key, numbers_differ
 
 T = TypeVar("T")
 
-CLOSE_POOL = 50  # keys sharing most trigrams with a name that difflib then compares
+BLOCK = 3  # characters of a key's start and end that index its close spellings
+CLOSE_SPREAD = 2  # characters a close spelling may be longer or shorter
 MAX_RUN = 5  # words of the longest name a sentence is searched for
 JOIN_EVIDENCE = 2  # sentences of a source that must name a page for the source to add to it
 _WORDS_RE = re.compile(r"\w+")
+_SEPARATOR_RE = re.compile(r"[\W_]")
 _ACRONYM_RE = re.compile(r"(?:[A-Z][a-z]?){2,7}s?")  # `WAL`, `MVCC`, `LoRA`, `MoE`, `SMRs`
 _COMPONENTS_RE = re.compile(r"[.\s/:]+|::")
 _IDENTIFIER_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -49,6 +50,8 @@ _STOP = frozenset({"of", "and", "for", "to", "in", "on", "the", "a", "an", "with
 def initials(name: str) -> str:
     """`write-ahead log` → `wal`, `Mixture of Experts` → `me`: the first letters of the words
     of a name of two or more words (small joining words left out), or ""."""
+    if not _SEPARATOR_RE.search(name):
+        return ""  # one word: the common case, answered without splitting it
     words = [w for w in _WORDS_RE.findall(name.replace("_", " ")) if w.casefold() not in _STOP]
     if len(words) < 2 or not all(w[0].isalpha() for w in words):
         return ""
@@ -57,7 +60,7 @@ def initials(name: str) -> str:
 
 def acronym(name: str) -> str:
     """`WAL` → `wal`, `LoRA` → `lra`, `SMRs` → `smr`: the capitals of an abbreviation, or ""."""
-    if not _ACRONYM_RE.fullmatch(name):
+    if name.islower() or not _ACRONYM_RE.fullmatch(name):
         return ""
     capitals = [c for c in name if c.isupper()]
     return "".join(capitals).casefold() if len(capitals) >= 2 else ""
@@ -120,8 +123,8 @@ class ConceptIndex(Generic[T]):
     _by_initials: dict[str, set[str]] = field(default_factory=dict)  # → name keys
     _by_acronym: dict[str, set[str]] = field(default_factory=dict)
     _by_stem: dict[str, set[str]] = field(default_factory=dict)  # `checkpoint` → `checkpointing`
-    _grams: dict[str, set[str]] = field(default_factory=dict)  # trigram → name keys
-    _grams_of: dict[str, set[str]] = field(default_factory=dict)  # name key → its trigrams
+    # (first or last `BLOCK` characters, length) → name keys: the pool of close spellings
+    _blocks: dict[tuple[str, int], set[str]] = field(default_factory=dict)
 
     def add(self, names: Iterable[str], page: T) -> None:
         """Index `names` for `page`; a key another page holds stays that page's."""
@@ -137,6 +140,8 @@ class ConceptIndex(Generic[T]):
                 self._by_acronym.setdefault(short, set()).add(key)
             if stem := gerund_stem(key):
                 self._by_stem.setdefault(stem, set()).add(key)
+            for block in ("^" + key[:BLOCK], "$" + key[-BLOCK:]):
+                self._blocks.setdefault((block, len(key)), set()).add(key)
 
     def key_of(self, key: str) -> str | None:
         """The indexed key that `key` names: itself, or the one page's key that is its gerund
@@ -149,19 +154,16 @@ class ConceptIndex(Generic[T]):
         return next(iter(keys)) if len(keys) == 1 else None
 
     def close(self, key: str, cutoff: float) -> list[str]:
-        """Keys spelled like `key` (difflib ratio >= `cutoff`), best first, among the keys that
-        share most of its trigrams: a lookup in a trigram index, not a pass over every key."""
-        if len(self._grams_of) != len(self.by_key):
-            for k in self.by_key:
-                if k not in self._grams_of:
-                    self._grams_of[k] = _trigrams(k)
-                    for gram in self._grams_of[k]:
-                        self._grams.setdefault(gram, set()).add(k)
-        shared: Counter[str] = Counter()
-        for gram in _trigrams(key):
-            shared.update(self._grams.get(gram, ()))
-        pool = [k for k, _ in shared.most_common(CLOSE_POOL)]
-        return difflib.get_close_matches(key, pool, n=3, cutoff=cutoff)
+        """Keys spelled like `key` (difflib ratio >= `cutoff`), best first. One edit of a key of
+        six or more characters leaves its first or its last three intact, so the keys of about
+        its length that share those are the pool: a few dict lookups, not a pass over every
+        key (a ratio of 0.92 allows no more than one edit below twelve characters)."""
+        pool: set[str] = set()
+        for n in range(len(key) - CLOSE_SPREAD, len(key) + CLOSE_SPREAD + 1):
+            pool |= self._blocks.get(("^" + key[:BLOCK], n), set())
+            pool |= self._blocks.get(("$" + key[-BLOCK:], n), set())
+        pool.discard(key)
+        return difflib.get_close_matches(key, sorted(pool), n=3, cutoff=cutoff)
 
     def match(self, name: str, *, command: bool = False) -> T | None:
         """The page `name` names by its key, or by abbreviation ↔ expansion, or (a `command`)
@@ -241,8 +243,3 @@ def _written_as(name: str, written: str) -> bool:
     if " " in name.strip() or plain_word(name):
         return True
     return written in (name, name + "s")
-
-
-def _trigrams(key: str) -> set[str]:
-    padded = f"  {key} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
