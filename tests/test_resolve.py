@@ -228,11 +228,22 @@ def test_a_join_never_makes_the_sources_own_page_a_twin(tmp_path: Path) -> None:
         [Topic("Installing with the lock", "concept", (), ("s1", "s2"), from_heading=True)],
     )
     (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
-    # s1 alone would put half of the heading's page on the lock file page; s1 and s2 all of it
+    # s1 opens the heading's page (the same opening twice); s2 alone is half of that page
     assert [(t.title, topic.facts) for topic, t in plan.topics] == [
         ("Installing with the lock", ("s1", "s2")),
-        ("Lock file", ("s1", "s3")),
+        ("Lock file", ("s2", "s3")),
     ]
+
+
+def test_a_join_takes_no_more_than_a_twin_allows(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Lock file": []})
+    texts = ["Poetry is a tool.", "Poetry reads the lock file.", "Poetry updates the lock file."]
+    ex = _extraction(
+        "poetry", texts, [Topic("Installing", "concept", (), ("s1", "s2", "s3"), from_heading=True)]
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    # both would put two thirds of the heading's page on the lock file page
+    assert [topic.facts for topic, _ in plan.topics] == [("s1", "s2", "s3"), ("s2",)]
 
 
 def test_the_resolver_answers_from_the_index_it_keeps(tmp_path: Path) -> None:

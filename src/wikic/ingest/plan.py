@@ -181,6 +181,7 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
         _, have = joined.setdefault(target.path, (target, []))
         have += [i for i in ids if i not in have]
     own_facts = [set(topic.facts) for topic, _ in plan.topics if topic.facts]
+    openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:
@@ -190,10 +191,14 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
             continue
         facts: list[str] = []
         for i in ids[:FACTS_PER_SECTION_TOPIC]:
-            # the page joined must not hold most of another page of the source: a twin
+            # the page joined must not hold most of another page of the source, nor open with
+            # the sentence another opens with: a twin either way
+            if i in openings:
+                continue
             if not any(i in f and len(f & {*facts, i}) >= TWIN_SHARE * len(f) for f in own_facts):
                 facts.append(i)
         if facts:
             plan.topics.append((Topic(target.title, target.type, (), tuple(facts)), target))
             own_facts.append(set(facts))
+            openings.add(facts[0])
             added += 1
