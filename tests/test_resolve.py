@@ -19,6 +19,7 @@ from wikic.ingest.resolve import (
     join_evidence,
     last_component,
     shared_mentions,
+    shared_phrases,
 )
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
@@ -252,3 +253,48 @@ def test_the_resolver_answers_from_the_index_it_keeps(tmp_path: Path) -> None:
     assert made == PageTarget("concepts/write-ahead-log.md", "Write-ahead log", "concept", False)
     assert resolver.find(["write ahead logging"]) == made
     assert resolver.index.match("lockfiles") is not None
+
+
+def test_a_phrase_two_sources_discuss_is_shared_and_a_phrase_one_does_is_not() -> None:
+    a = _sentences(
+        "A database file holds every page.",
+        "The database file grows as pages are added.",
+        "Readers open the database file directly.",
+        "Compaction is rare.",
+    )
+    b = _sentences(
+        "Each database file has one writer.",
+        "The database file is copied to the replica.",
+        "Compaction runs nightly.",
+    )
+    assert shared_phrases([("A", a), ("B", b)]) == ["database file"]
+    assert shared_phrases([("A", a)]) == []
+
+
+def test_a_concept_two_sources_discuss_in_prose_gets_one_page_citing_both(tmp_path: Path) -> None:
+    (tmp_path / "wiki").mkdir()
+    first = _extraction(
+        "litestream",
+        [
+            "Litestream copies pages.",
+            "A database file holds every page.",
+            "The database file grows as pages are added.",
+        ],
+        [Topic("Litestream", "entity", (), ("s1",))],
+    )
+    second = _extraction(
+        "litefs",
+        [
+            "LiteFS is a file system.",
+            "Each database file has one writer.",
+            "The database file is copied to the replica.",
+        ],
+        [Topic("LiteFS", "entity", (), ("s1",))],
+    )
+    a, b = plan_batch(
+        [first, second], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
+    )
+    (page_a,) = [t for _, t in a.topics if t.title == "database file"]
+    (page_b,) = [t for _, t in b.topics if t.title == "database file"]
+    assert page_a == page_b and not page_a.exists
+    assert [topic.facts for topic, t in a.topics if t is page_a] == [("s2", "s3")]

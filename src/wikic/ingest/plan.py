@@ -12,9 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.resolve import ConceptIndex, distinct_names, join_evidence, shared_mentions
+from wikic.ingest.resolve import (
+    ConceptIndex,
+    distinct_names,
+    join_evidence,
+    shared_mentions,
+    shared_phrases,
+)
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
+from wikic.language.grounding import guess_type
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
@@ -157,9 +164,21 @@ def plan_batch(
             seen.add(target.path)
             plan.topics.append((topic, target))
         plans.append(plan)
+    add_shared_pages(plans, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
     return plans
+
+
+def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
+    """A page for each concept two or more sources of the batch discuss that no page names
+    yet (`shared_phrases`): `join_shared` then gives it the facts of each of them."""
+    sources = [p.extraction for p in plans if not p.extraction.episode]
+    pool = [(ex.title, list(ex.sentences.values())) for ex in sources]
+    for name in shared_phrases(pool):
+        if resolver.find([name]) is None:
+            text = "\n".join(ex.source.text for ex in sources)
+            resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
 
 
 def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -> None:

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from wikic.language.commands import is_code_like
-from wikic.language.evidence import is_subject
+from wikic.language.evidence import is_subject, names_sentence
 from wikic.language.headings import GENERIC_KEYS
+from wikic.language.phrases import topic_candidates
 from wikic.language.sentences import Sentence
 from wikic.language.vocabulary import is_common_term
 from wikic.vault.names import name_key, numbers_differ
@@ -37,6 +38,7 @@ T = TypeVar("T")
 BLOCK = 3  # characters of a key's start and end that index its close spellings
 CLOSE_SPREAD = 2  # characters a close spelling may be longer or shorter
 MAX_RUN = 5  # words of the longest name a sentence is searched for
+SHARED_CANDIDATES = 60  # of each source's names and phrases, compared across the batch
 JOIN_EVIDENCE = 2  # sentences of a source that must name a page for the source to add to it
 _WORDS_RE = re.compile(r"\w+")
 _SEPARATOR_RE = re.compile(r"[\W_]")
@@ -206,6 +208,22 @@ def join_evidence(name: str) -> int:
     `JOIN_EVIDENCE`, one more for a plain word ("checkpoint" named thrice, where "purpose"
     named twice is said in passing)."""
     return JOIN_EVIDENCE + plain_word(name)
+
+
+def shared_phrases(sources: Sequence[tuple[str, Sequence[Sentence]]]) -> list[str]:
+    """The names and phrases (`topic_candidates`) that two or more of `sources` (title,
+    sentences) each name in `join_evidence` sentences: a concept several documents discuss,
+    though none of them proposed it as a page. Those most sources share first."""
+    seen: dict[str, dict[int, str]] = {}
+    for i, (title, sentences) in enumerate(sources):
+        for name in topic_candidates(sentences, title=title, limit=SHARED_CANDIDATES):
+            if not joinable(name):
+                continue
+            n = sum(1 for s in sentences if names_sentence(name, s.text))
+            if n >= join_evidence(name):
+                seen.setdefault(name_key(name), {})[i] = name
+    shared = [(min(v), -len(v), v[min(v)]) for v in seen.values() if len(v) >= 2]
+    return [name for *_, name in sorted(shared, key=lambda x: (x[1], x[0]))]
 
 
 def shared_mentions(
