@@ -60,7 +60,11 @@ class Resolver:
                 self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
                 continue
             target = PageTarget(page.path, page.title, page.type, True)
-            self.index.add((page.title, *page.aliases, page.stem.replace("-", " ")), target)
+            title = page.title
+            # the file name is most often the title's slug: one name key fewer to compute
+            plain = page.stem == title.casefold().replace(" ", "-")
+            names = (title, *page.aliases, *(() if plain else (page.stem.replace("-", " "),)))
+            self.index.add(names, target)
             self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
 
     def find(self, names: Sequence[str], *, command: bool = False) -> PageTarget | None:
@@ -174,6 +178,8 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
     """A page for each concept two or more sources of the batch discuss that no page names
     yet (`shared_phrases`): `join_shared` then gives it the facts of each of them."""
     sources = [p.extraction for p in plans if not p.extraction.episode]
+    if len(sources) < 2:
+        return
     pool = [(ex.title, list(ex.sentences.values())) for ex in sources]
     for name in shared_phrases(pool):
         if resolver.find([name]) is None:
