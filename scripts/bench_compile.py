@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -86,6 +87,10 @@ TARGET_LABELS = {
     "rich_page_share": f"topic pages with >= {RICH_PAGE_FACTS} facts",
     "invented_titles": "invented source titles",
     "cut_summaries": "summaries not ending in a whole sentence",
+    "shared_topic_share": "shared topics with one page citing >= 2 of their documents",
+    "twin_pairs": "twin page pairs (same opening, or >= 60 % of facts)",
+    "merged_distinct_names": "pages merging distinct enumerated names",
+    "updates_per_later_source": "existing pages a later source of its theme updates (mean)",
 }
 
 
@@ -435,13 +440,160 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def check_targets(total: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def check_targets(
+    total: dict[str, Any], targets: dict[str, tuple[str, float]] | None = None
+) -> dict[str, dict[str, Any]]:
     checked: dict[str, dict[str, Any]] = {}
-    for key, (op, target) in TARGETS.items():
+    for key, (op, target) in (TARGETS if targets is None else targets).items():
         value = total.get(key)
         met = None if value is None else (value <= target if op == "<=" else value >= target)
         checked[key] = {"target": f"{op} {target:g}", "value": value, "met": met}
     return checked
+
+
+# ── compounding (issue 32): one page per shared concept, no twins, no merged names ────────
+
+TWIN_FACT_SHARE = 0.60  # of one page's facts also on another: the two are one concept
+COMPOUNDING_TARGETS: dict[str, tuple[str, float]] = {
+    "shared_topic_share": (">=", 0.80),
+    "twin_pairs": ("<=", 0),
+    "merged_distinct_names": ("<=", 0),
+    "updates_per_later_source": (">=", 3),
+}
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+_VERSION_RE = re.compile(r"v?\d+(?:\.\d+)*[a-z]?", re.I)
+
+
+def load_shared(path: Path) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """shared.yaml: (accepted names, documents) of each topic several documents discuss."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchError(f"cannot read the shared topics {path}: {exc}") from None
+    shared = []
+    for n, item in enumerate(data if isinstance(data, list) else [None], 1):
+        names = item.get("topic") if isinstance(item, dict) else None
+        docs = item.get("documents") if isinstance(item, dict) else None
+        if not isinstance(names, list) or not names or not isinstance(docs, list) or len(docs) < 2:
+            raise BenchError(f"{path} item {n}: needs a `topic` list and >= 2 `documents`")
+        shared.append((tuple(str(a) for a in names), tuple(str(d) for d in docs)))
+    return shared
+
+
+def load_themes(path: Path) -> dict[str, str]:
+    """themes.yaml: document file name → its theme."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchError(f"cannot read the themes {path}: {exc}") from None
+    themes: dict[str, str] = {}
+    for n, item in enumerate(data if isinstance(data, list) else [None], 1):
+        if not isinstance(item, dict) or not isinstance(item.get("documents"), dict):
+            raise BenchError(f"{path} item {n}: needs `theme` and a `documents` mapping")
+        themes.update(dict.fromkeys(item["documents"], str(item.get("theme"))))
+    return themes
+
+
+def opening_sentence(summary: str) -> str:
+    """The first sentence of a page's summary, links flattened, case and spacing folded."""
+    flat = _strip_wikilinks(summary)
+    return " ".join(_SENTENCE_END_RE.split(flat, maxsplit=1)[0].casefold().split())
+
+
+def _tokens(name: str) -> list[str]:
+    return re.findall(r"[A-Za-z]+|\d+(?:\.\d+)*", name.replace("_", " "))
+
+
+def enumerated_apart(a: str, b: str) -> bool:
+    """Two names of distinct members of one series: the same words but for one that is a
+    number or version (`tier 1`/`tier 2`, `v1`/`v2`), a single letter, or an acronym
+    (`AWQ`/`DWQ`, `GPTQ`/`AWQ`), or identifiers one letter apart (`HTTP_PROXY`/`HTTPS_PROXY`)."""
+    if name_key(a) == name_key(b):
+        return False
+    ta, tb = _tokens(a), _tokens(b)
+    if len(ta) == len(tb) and ta:
+        diff = [(x, y) for x, y in zip(ta, tb, strict=True) if x.casefold() != y.casefold()]
+        if len(diff) == 1:
+            x, y = diff[0]
+            return any(
+                (p(x) and p(y))
+                for p in (
+                    lambda t: bool(_VERSION_RE.fullmatch(t)),
+                    lambda t: len(t) == 1,
+                    lambda t: t.isupper() and 2 <= len(t) <= 6,
+                )
+            )
+    coded = all(re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", n) for n in (a, b))
+    return coded and abs(len(a) - len(b)) <= 1
+
+
+def compounding(
+    vault: Vault,
+    files: Sequence[str],
+    shared: Sequence[tuple[tuple[str, ...], tuple[str, ...]]],
+    themes: dict[str, str],
+) -> dict[str, Any]:
+    """Issue 32's measures over the compiled `files` (compiled in sorted order, as `ingest
+    --all` takes them): shared topics with one page citing >= 2 of their documents; twin
+    pairs (same opening sentence, or >= 60 % of one page's facts on the other, by text);
+    pages whose names hold two distinct members of a series; and existing pages each source
+    that is not the first of its theme updates (topic pages citing it and an earlier source)."""
+    by_raw = {s.raw: s.name for s in vault.sources}
+    compiled = set(files)
+    pooled, missing = 0, []
+    for names, docs in shared:
+        cited = {by_raw[d] for d in docs if d in compiled and d in by_raw}
+        if len([d for d in docs if d in compiled]) < 2:
+            continue
+        pooled += 1
+        if not any(topic_matches(names, p) and len(p.sources & cited) >= 2 for p in vault.topics):
+            missing.append(names[0])
+    twins: set[tuple[str, str]] = set()
+    by_opening: dict[str, list[str]] = {}
+    by_fact: dict[str, set[str]] = {}
+    facts_of = {
+        p.path: {_strip_wikilinks(f.text).casefold() for f in p.facts} for p in vault.topics
+    }
+    for p in vault.topics:
+        if opening := opening_sentence(p.summary):
+            by_opening.setdefault(opening, []).append(p.path)
+        for fact in facts_of[p.path]:
+            by_fact.setdefault(fact, set()).add(p.path)
+    for paths in by_opening.values():
+        twins |= {(a, b) for a in paths for b in paths if a < b}
+    for path, facts in facts_of.items():
+        shared_with = Counter(q for f in facts for q in by_fact[f] if q != path)
+        for other, n in shared_with.items():
+            if facts and n >= TWIN_FACT_SHARE * len(facts):
+                twins.add((min(path, other), max(path, other)))
+    merged = [
+        {"page": p.path, "names": [a, b]}
+        for p in vault.topics
+        for i, a in enumerate(p.names)
+        for b in p.names[i + 1 :]
+        if enumerated_apart(a, b)
+    ]
+    updates: dict[str, int] = {}
+    order = sorted(f for f in files if f in by_raw)
+    for i, f in enumerate(order):
+        earlier = {by_raw[e] for e in order[:i] if themes.get(e) == themes.get(f)}
+        if earlier:
+            mine = by_raw[f]
+            updates[f] = sum(1 for p in vault.topics if mine in p.sources and p.sources & earlier)
+    return {
+        "shared_topics": pooled,
+        "shared_topics_on_one_page": pooled - len(missing),
+        "shared_topic_share": _round(_ratio(pooled - len(missing), pooled)),
+        "shared_topics_split": missing,
+        "twin_pairs": len(twins),
+        "twin_list": sorted(twins),
+        "merged_distinct_names": len(merged),
+        "merged_list": merged,
+        "updates_per_later_source": _round(statistics.fmean(updates.values()), 2)
+        if updates
+        else None,
+        "updates_by_source": updates,
+    }
 
 
 # ── ingest in a fresh process ────────────────────────────────────────────────────────────
@@ -725,6 +877,7 @@ def render_markdown(result: dict[str, Any]) -> str:
     for key, check in result["targets"].items():
         value = check["value"]
         shown = _pct(value) if isinstance(value, float) else ("–" if value is None else str(value))
+        shown = _num(value) if key == "updates_per_later_source" else shown
         met = "–" if check["met"] is None else ("yes" if check["met"] else "**no**")
         lines.append(f"| {TARGET_LABELS[key]} | {shown} | {check['target']} | {met} |")
     ingest = result["ingest"]
@@ -1095,6 +1248,14 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             for f in files
         ]
         total = totals(docs, restrict(vault, files), cut)
+        targets = check_targets(total)
+        if (corpus / "shared.yaml").exists() and (corpus / "themes.yaml").exists():
+            shared, themes = (
+                load_shared(corpus / "shared.yaml"),
+                load_themes(corpus / "themes.yaml"),
+            )
+            total["compounding"] = compounding(restrict(vault, files), files, shared, themes)
+            targets.update(check_targets(total["compounding"], COMPOUNDING_TARGETS))
         if ingest:
             skipped += ingest_rates(ingest, docs, config, args.model, texts.values())
         qa = None
@@ -1123,7 +1284,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         "files": files,
         "ingest": ingest,
         "totals": total,
-        "targets": check_targets(total),
+        "targets": targets,
         "qa": qa,
         "documents": [{**asdict(d), "recall": _round(d.recall)} for d in docs],
         "skipped": skipped,

@@ -457,3 +457,73 @@ def test_the_design_notes_show_the_committed_ablation() -> None:
     rows = _ablation_rows("bench_compile-ablate-all-finders.json")
     assert len(rows) == 14
     assert [name for name, row in rows.items() if row not in notes] == []
+
+
+def _topic_page(
+    path: str, names: tuple[str, ...], sources: set[str], facts: list[str], summary: str
+):  # type: ignore[no-untyped-def]
+    cites = frozenset(sources)
+    return bc.TopicPage(
+        path,
+        names[0],
+        names,
+        cites,
+        tuple(bc.Fact(f, cites, None) for f in facts),
+        summary,
+    )
+
+
+def test_enumerated_names_apart_both_ways() -> None:
+    for a, b in [
+        ("AWQ", "DWQ"),
+        ("GPTQ", "AWQ"),
+        ("tier 1", "tier 2"),
+        ("Tier 1 target", "Tier 2 target"),
+        ("v1", "v2"),
+        ("API v1", "API v2"),
+        ("HTTP_PROXY", "HTTPS_PROXY"),
+        ("class A", "class B"),
+    ]:
+        assert bc.enumerated_apart(a, b) and bc.enumerated_apart(b, a), (a, b)
+    for a, b in [
+        ("LoRA", "low-rank adaptation"),
+        ("lock file", "lock files"),
+        ("write-ahead log", "WAL"),
+        ("Read Committed", "read committed isolation level"),
+    ]:
+        assert not bc.enumerated_apart(a, b) and not bc.enumerated_apart(b, a), (a, b)
+
+
+def test_compounding_measures() -> None:
+    s = [
+        bc.SourcePage(f"sources/{n}.md", f"sources/{n}", n, f"{n}.md", "") for n in ("a", "b", "c")
+    ]
+    pages = (
+        # one page citing two of the documents that discuss it
+        _topic_page(
+            "concepts/wal.md", ("WAL", "write-ahead log"), {"sources/a", "sources/b"}, ["F1."], "x."
+        ),
+        # twins: the same opening sentence
+        _topic_page("concepts/x.md", ("X",), {"sources/a"}, ["F2."], "Same. Then a."),
+        _topic_page("concepts/y.md", ("Y",), {"sources/b"}, ["F3."], "Same. Then b."),
+        # twins: two of three facts on the other page
+        _topic_page("concepts/p.md", ("P",), {"sources/c"}, ["G1.", "G2.", "G3."], "p."),
+        _topic_page(
+            "concepts/q.md", ("Q",), {"sources/c"}, ["G1.", "G2.", "Q1.", "Q2.", "Q3."], "q."
+        ),
+        # two members of a series on one page
+        _topic_page("concepts/awq.md", ("AWQ", "DWQ"), {"sources/c"}, ["H1."], "awq."),
+    )
+    vault = bc.Vault(tuple(s), pages, ())
+    shared = [(("write-ahead log",), ("a.md", "b.md")), (("checkpoint",), ("a.md", "c.md"))]
+    themes = {"a.md": "db", "b.md": "db", "c.md": "other"}
+    got = bc.compounding(vault, ["a.md", "b.md", "c.md"], shared, themes)
+    assert got["shared_topics"] == 2 and got["shared_topic_share"] == 0.5
+    assert got["shared_topics_split"] == ["checkpoint"]
+    assert got["twin_list"] == [
+        ("concepts/p.md", "concepts/q.md"),
+        ("concepts/x.md", "concepts/y.md"),
+    ]
+    assert got["merged_distinct_names"] == 1
+    # b is the only source after the first of its theme; it updates the WAL page only
+    assert got["updates_by_source"] == {"b.md": 1} and got["updates_per_later_source"] == 1

@@ -101,6 +101,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _run(case: Case, demo: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     backend = FakeBackend(case.responder, name="fake-model")
     monkeypatch.setattr("wikic.llm.factory.make_backend", lambda *a, **k: backend)
+    monkeypatch.setattr("wikic.cli.backends.install_on_first_use", lambda config, role: None)
     monkeypatch.chdir(demo)
     result = runner.invoke(app, ["query", case.question, "--json", "--style", case.style])
     assert result.exit_code == 0, result.output

@@ -33,16 +33,6 @@ def assert_matches_golden(wiki: Path, golden: Path) -> None:
     assert produced == expected
 
 
-# set in the environment too, so a `git commit` works whatever HOME and git's config files hold
-# (wikic's own commits set their identity from wikic.yaml and override these)
-TEST_GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "Test User",
-    "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test User",
-    "GIT_COMMITTER_EMAIL": "test@example.com",
-}
-
-
 def isolate_user_dirs(mp: pytest.MonkeyPatch, home: Path) -> None:
     """Point HOME, the caches, the model store and git's config at `home` (a temp folder), with
     a git identity, so nothing touches the real user's files; and switch first-use model
@@ -67,5 +57,3 @@ def isolate_git_identity(mp: pytest.MonkeyPatch, home: Path) -> None:
         for who in ("AUTHOR", "COMMITTER"):
             mp.delenv(f"GIT_{who}_{name}", raising=False)
     (home / ".gitconfig").write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
-    for key, value in TEST_GIT_IDENTITY.items():
-        mp.setenv(key, value)

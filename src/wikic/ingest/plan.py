@@ -8,18 +8,27 @@ precise name, a flag or identifier, weighs a little more: `language.evidence.top
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.resolve import (
+    ConceptIndex,
+    distinct_names,
+    join_evidence,
+    shared_mentions,
+    shared_phrases,
+)
 from wikic.language.commands import is_code_like
-from wikic.vault.names import name_key, numbers_differ
+from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
+from wikic.language.grounding import guess_type
+from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
 from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
+TWIN_SHARE = 0.6  # of a page's facts on another page: the two read as one concept twice
 
 
 @dataclass(frozen=True)
@@ -39,38 +48,49 @@ class SourcePlan:
 
 
 class Resolver:
-    """Maps topic names to pages: existing ones from the vault, new ones made in this batch."""
+    """Maps topic names to pages: existing ones from the vault, new ones made in this batch,
+    through one `ConceptIndex` of every page's names (`ingest.resolve`)."""
 
     def __init__(self, vault: Vault) -> None:
         self._wiki_dir = vault.wiki_dir
-        self._by_key: dict[str, PageTarget] = {}
+        self.index: ConceptIndex[PageTarget] = ConceptIndex()
         self._taken: dict[str, set[str]] = {}
         for page in vault:
             if page.type not in ("entity", "concept"):
                 self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
                 continue
             target = PageTarget(page.path, page.title, page.type, True)
-            for name in (page.title, *page.aliases, page.stem.replace("-", " ")):
-                self._by_key.setdefault(name_key(name), target)
+            title = page.title
+            # the file name is most often the title's slug: one name key fewer to compute
+            plain = page.stem == title.casefold().replace(" ", "-")
+            names = (title, *page.aliases, *(() if plain else (page.stem.replace("-", " "),)))
+            self.index.add(names, target)
             self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
 
-    def find(self, names: Sequence[str]) -> PageTarget | None:
-        keys = [k for k in (name_key(n) for n in names) if k]
-        for key in keys:
-            if key in self._by_key:
-                return self._by_key[key]
+    def find(self, names: Sequence[str], *, command: bool = False) -> PageTarget | None:
+        """The page one of `names` names: by name key, then by abbreviation ↔ expansion or
+        (a `command`) the concept its last component names, then by close spelling."""
+        for key in (name_key(n) for n in names):
+            if key in self.index.by_key:
+                return self.index.by_key[key]
+        for name in names:
+            found = self.index.match(name, command=command)
+            if found is not None:
+                return found
         # an identifier is exact or another one: `HTTP_PROXY` is not `HTTPS_PROXY`
-        for key in (name_key(n) for n in names if not is_code_like(n)):
+        for name in (n for n in names if not is_code_like(n)):
+            key = name_key(name)
             if not key:
                 continue
-            close = difflib.get_close_matches(key, list(self._by_key), n=3, cutoff=CLOSE_MATCH)
-            for match in close:  # "Tier 2 target" is not "Tier 3 target" however alike
-                if not numbers_differ(key, match):
-                    return self._by_key[match]
+            for match in self.index.close(key, CLOSE_MATCH):
+                # "Tier 2 target" is not "Tier 3 target", nor "AWQ" "DWQ", however alike
+                if not distinct_names(name, self.index.names[match]):
+                    return self.index.by_key[match]
         return None
 
     def resolve(self, topic: Topic) -> PageTarget:
-        found = self.find([topic.name, *topic.aliases])
+        command = topic.precise or is_code_like(topic.name)
+        found = self.find([topic.name, *topic.aliases], command=command)
         if found is not None:
             return found
         folder = TYPE_FOLDERS.get(topic.type, TYPE_FOLDERS["concept"])
@@ -79,8 +99,7 @@ class Resolver:
         taken.add(slug)
         path = str(safe_page_path(self._wiki_dir, folder, slug))
         target = PageTarget(path, topic.name, topic.type, False)
-        for name in (topic.name, *topic.aliases):
-            self._by_key.setdefault(name_key(name), target)
+        self.index.add((topic.name, *topic.aliases), target)
         return target
 
     def reserve_source_page(self, stem: str) -> str:
@@ -149,4 +168,62 @@ def plan_batch(
             seen.add(target.path)
             plan.topics.append((topic, target))
         plans.append(plan)
+    add_shared_pages(plans, resolver)
+    for plan in plans:
+        join_shared(plan, resolver.index, max_pages)
     return plans
+
+
+def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
+    """A page for each concept two or more sources of the batch discuss that no page names
+    yet (`shared_phrases`): `join_shared` then gives it the facts of each of them."""
+    sources = [p.extraction for p in plans if not p.extraction.episode]
+    if len(sources) < 2:
+        return
+    pool = [(ex.title, list(ex.sentences.values())) for ex in sources]
+    for name in shared_phrases(pool):
+        if resolver.find([name]) is None:
+            text = "\n".join(ex.source.text for ex in sources)
+            resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
+
+
+def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -> None:
+    """Add the source's facts to the pages of the wiki and of its batch that `JOIN_EVIDENCE`
+    or more of its sentences name, though its own topics did not: a concept each document names
+    only in prose still gets one page citing all of them. At most `limit` such pages, those most
+    sentences name first."""
+    if plan.extraction.episode:
+        return
+    own = {t.path for _, t in plan.topics}
+    skip = {k for k, t in index.by_key.items() if t.path in own}
+    sentences = list(plan.extraction.sentences.values())
+    found = shared_mentions(sentences, index, skip)
+    joined: dict[str, tuple[PageTarget, list[str]]] = {}
+    for key, ids in found.items():
+        target = index.by_key[key]
+        if target.path in own:
+            continue
+        _, have = joined.setdefault(target.path, (target, []))
+        have += [i for i in ids if i not in have]
+    own_facts = [set(topic.facts) for topic, _ in plan.topics if topic.facts]
+    openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
+    ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
+    added = 0
+    for target, ids in ranked:
+        if added == limit:
+            break
+        if len(ids) < join_evidence(target.title):
+            continue
+        facts: list[str] = []
+        for i in ids[:FACTS_PER_SECTION_TOPIC]:
+            # the page joined must not hold most of another page of the source, nor open with
+            # the sentence another opens with: a twin either way
+            if i in openings:
+                continue
+            if not any(i in f and len(f & {*facts, i}) >= TWIN_SHARE * len(f) for f in own_facts):
+                facts.append(i)
+        if facts:
+            plan.topics.append((Topic(target.title, target.type, (), tuple(facts)), target))
+            own_facts.append(set(facts))
+            openings.add(facts[0])
+            added += 1

@@ -1,0 +1,301 @@
+"""Topic resolution across the wiki (ingest/resolve.py, plan.Resolver, plan.join_shared): a
+concept is one page whichever source names it and however, and distinct members of a series
+stay apart, both ways."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.plan import PageTarget, Resolver, SourcePlan, plan_batch
+from wikic.ingest.resolve import (
+    ConceptIndex,
+    acronym,
+    distinct_names,
+    gerund_stem,
+    initials,
+    join_evidence,
+    last_component,
+    shared_mentions,
+    shared_phrases,
+)
+from wikic.language.sentences import Sentence
+from wikic.vault.document import parse_document
+from wikic.vault.names import name_key
+from wikic.vault.pages import Page, render_page
+from wikic.vault.sources import Source
+from wikic.vault.tree import Vault
+
+# ── the rules, on constructed names ──────────────────────────────────────────────────────
+
+APART = [
+    ("AWQ", "DWQ"),
+    ("GPTQ", "AWQ"),
+    ("tier 1", "tier 2"),
+    ("Tier 1 target", "Tier 2 target"),
+    ("v1", "v2"),
+    ("API v1", "API v2"),
+    ("HTTP_PROXY", "HTTPS_PROXY"),
+    ("class A", "class B"),
+    ("Quantization method A", "Quantization method B"),
+    ("AWQ quantization", "DWQ quantization"),
+]
+ONE = [
+    ("LoRA", "low-rank adaptation"),
+    ("lock file", "lock files"),
+    ("WAL", "write-ahead log"),
+    ("Checkpointing", "checkpoint"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), APART)
+def test_members_of_a_series_are_distinct_both_ways(a: str, b: str) -> None:
+    assert distinct_names(a, b) and distinct_names(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), ONE)
+def test_spellings_of_one_concept_are_not_distinct(a: str, b: str) -> None:
+    assert not distinct_names(a, b) and not distinct_names(b, a)
+
+
+def test_initials_acronyms_stems_and_components() -> None:
+    assert initials("write-ahead log") == "wal" and initials("Mixture of Experts") == "me"
+    assert initials("SQLite") == "" and initials("tier 1") == ""
+    assert acronym("WAL") == "wal" and acronym("LoRA") == "lra" and acronym("SMRs") == "smr"
+    assert acronym("SQLite") == "" and acronym("Poetry") == ""
+    assert gerund_stem("checkpointing") == "checkpoint" and gerund_stem("syncing") == "sync"
+    assert gerund_stem("mapping") == "" == gerund_stem("string")  # stems under four letters
+    assert gerund_stem("installing") == "install" and gerund_stem("caching") == "cach"
+    assert last_component("mlx_lm.awq") == "awq" and last_component("uv sync") == "sync"
+    assert last_component("awq") == ""
+
+
+def _index(*names: tuple[str, ...]) -> ConceptIndex[str]:
+    index: ConceptIndex[str] = ConceptIndex()
+    for forms in names:
+        index.add(forms, forms[0])
+    return index
+
+
+def test_an_abbreviation_finds_its_expansion_and_back() -> None:
+    index = _index(("Write-ahead log",), ("LoRA",), ("Snapshot isolation",))
+    assert index.match("WAL") == "Write-ahead log"
+    assert index.match("low-rank adaptation") == "LoRA"
+    assert index.match("SI") == "Snapshot isolation"
+    assert index.match("write-ahead logs") == "Write-ahead log"  # the plural, by key
+
+
+def test_initials_two_pages_share_answer_nothing() -> None:
+    index = _index(("Snapshot isolation",), ("Serializable isolation",))
+    assert index.match("SI") is None
+
+
+def test_a_command_named_after_a_concept_finds_it_and_only_it() -> None:
+    index = _index(("AWQ",), ("Sync",))
+    assert index.match("mlx_lm.awq", command=True) == "AWQ"
+    assert index.match("uv sync", command=True) == "Sync"
+    assert index.match("mlx_lm.dwq", command=True) is None  # DWQ is no AWQ
+    assert index.match("mlx_lm.awq") is None  # a name that is not a command keeps its page
+
+
+def test_a_gerund_and_its_stem_are_one_page() -> None:
+    index = _index(("Checkpointing",), ("sync",), ("log",))
+    assert index.match("checkpoint") == "Checkpointing"
+    assert index.match("checkpoints") == "Checkpointing"
+    assert index.match("syncing") == "sync"
+    assert index.match("logging") == "log"  # the stemmer itself makes "logging" "log"
+
+
+# ── the Resolver: nothing distinct merges, in either direction ───────────────────────────
+
+
+def _vault(tmp_path: Path, pages: dict[str, list[str]]) -> Vault:
+    wiki = tmp_path / "wiki"
+    (wiki / "concepts").mkdir(parents=True, exist_ok=True)
+    for title, aliases in pages.items():
+        page = Page(
+            f"concepts/{title.lower().replace(' ', '-').replace('_', '-')}.md",
+            {"type": "concept", "title": title, "aliases": aliases},
+            f"# {title}\n",
+        )
+        (wiki / page.path).write_text(render_page(page), encoding="utf-8")
+    return Vault.load(wiki)
+
+
+@pytest.mark.parametrize(("a", "b"), APART)
+def test_the_resolver_keeps_a_series_apart_both_ways(tmp_path: Path, a: str, b: str) -> None:
+    for have, new in ((a, b), (b, a)):
+        resolver = Resolver(_vault(tmp_path / have.replace(" ", "_"), {have: []}))
+        assert resolver.find([new]) is None, (have, new)
+        assert resolver.find([new], command=True) is None, (have, new)
+
+
+def test_the_resolver_finds_an_existing_page_by_any_of_its_spellings(tmp_path: Path) -> None:
+    resolver = Resolver(_vault(tmp_path, {"Write-ahead log": ["WAL"], "AWQ": []}))
+    for name in ("WAL", "write-ahead logging", "Write-Ahead Logs", "write ahead log"):
+        found = resolver.find([name])
+        assert found is not None and found.title == "Write-ahead log", name
+    found = resolver.find(["mlx_lm.awq"], command=True)
+    assert found is not None and found.title == "AWQ"
+
+
+# ── joining: a source adds to the pages its prose discusses ──────────────────────────────
+
+
+def _sentences(*texts: str) -> list[Sentence]:
+    return [Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)]
+
+
+def test_mentions_take_the_longest_name_and_one_word_names_as_written() -> None:
+    index = _index(("read committed isolation level",), ("isolation level",), ("SQLite",))
+    found = shared_mentions(
+        _sentences(
+            "The read committed isolation level sees committed rows.",
+            "Each isolation level is a promise.",
+            "Open the sqlite file; SQLite keeps one writer.",
+        ),
+        index,
+        skip=set(),
+    )
+    assert found == {
+        name_key("read committed isolation level"): ["s1"],
+        name_key("isolation level"): ["s2"],
+        name_key("SQLite"): ["s3"],
+    }
+
+
+def test_a_plain_word_needs_one_more_sentence() -> None:
+    assert join_evidence("Checkpointing") == 3 > join_evidence("lock file") == 2
+    assert join_evidence("SQLite") == 2 == join_evidence("pdm.lock")
+
+
+def _extraction(name: str, texts: list[str], topics: list[Topic]) -> Extraction:
+    text = f"# {name}\n\n" + "\n\n".join(texts) + "\n"
+    source = Source(f"raw/{name}.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename=f"{name}.md")
+    sentences = {s.id: s for s in _sentences(*texts)}
+    return Extraction(source, name, texts[0], doc, sentences, topics)
+
+
+def _titles(plan: SourcePlan) -> list[str]:
+    return [t.title for _, t in plan.topics]
+
+
+def test_a_source_adds_its_sentences_to_the_page_another_source_made(tmp_path: Path) -> None:
+    (tmp_path / "wiki").mkdir()
+    first = _extraction(
+        "pdm",
+        ["A lock file pins versions.", "PDM writes its lock file.", "Hashes are kept."],
+        [Topic("Lock file", "concept", (), ("s1", "s2"), from_heading=True)],
+    )
+    second = _extraction(
+        "uv",
+        [
+            "The uv tool is fast.",
+            "uv writes the lock file on every change.",
+            "A lock file is never edited by hand.",
+            "Syncing reads the lockfile.",
+        ],
+        [Topic("uv", "entity", (), ("s1",))],
+    )
+    a, b = plan_batch(
+        [first, second], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
+    )
+    assert _titles(a) == ["Lock file"]
+    assert _titles(b) == ["uv", "Lock file"]  # three sentences name it: one page, two sources
+    joined, target = b.topics[1]
+    assert joined.facts == ("s2", "s3", "s4") and target == a.topics[0][1]
+
+
+def test_a_source_that_names_a_page_once_or_a_series_member_adds_nothing(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"AWQ": [], "Lock file": []})
+    ex = _extraction(
+        "dwq",
+        ["DWQ distils a model.", "DWQ is slower than quantizing.", "It writes a lock file."],
+        [Topic("DWQ", "concept", (), ("s1", "s2"))],
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    assert _titles(plan) == ["DWQ"]
+    assert not plan.topics[0][1].exists
+
+
+def test_a_join_never_makes_the_sources_own_page_a_twin(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Lock file": []})
+    texts = ["Poetry reads the lock file.", "Poetry updates the lock file.", "The lock file lists."]
+    ex = _extraction(
+        "poetry",
+        texts,
+        [Topic("Installing with the lock", "concept", (), ("s1", "s2"), from_heading=True)],
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    # s1 opens the heading's page (the same opening twice); s2 alone is half of that page
+    assert [(t.title, topic.facts) for topic, t in plan.topics] == [
+        ("Installing with the lock", ("s1", "s2")),
+        ("Lock file", ("s2", "s3")),
+    ]
+
+
+def test_a_join_takes_no_more_than_a_twin_allows(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Lock file": []})
+    texts = ["Poetry is a tool.", "Poetry reads the lock file.", "Poetry updates the lock file."]
+    ex = _extraction(
+        "poetry", texts, [Topic("Installing", "concept", (), ("s1", "s2", "s3"), from_heading=True)]
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    # both would put two thirds of the heading's page on the lock file page
+    assert [topic.facts for topic, _ in plan.topics] == [("s1", "s2", "s3"), ("s2",)]
+
+
+def test_the_resolver_answers_from_the_index_it_keeps(tmp_path: Path) -> None:
+    resolver = Resolver(_vault(tmp_path, {"Lock file": ["lockfile"]}))
+    made = resolver.resolve(Topic("Write-ahead log", "concept", ("WAL",), ("s1",)))
+    assert made == PageTarget("concepts/write-ahead-log.md", "Write-ahead log", "concept", False)
+    assert resolver.find(["write ahead logging"]) == made
+    assert resolver.index.match("lockfiles") is not None
+
+
+def test_a_phrase_two_sources_discuss_is_shared_and_a_phrase_one_does_is_not() -> None:
+    a = _sentences(
+        "A database file holds every page.",
+        "The database file grows as pages are added.",
+        "Readers open the database file directly.",
+        "Compaction is rare.",
+    )
+    b = _sentences(
+        "Each database file has one writer.",
+        "The database file is copied to the replica.",
+        "Compaction runs nightly.",
+    )
+    assert shared_phrases([("A", a), ("B", b)]) == ["database file"]
+    assert shared_phrases([("A", a)]) == []
+
+
+def test_a_concept_two_sources_discuss_in_prose_gets_one_page_citing_both(tmp_path: Path) -> None:
+    (tmp_path / "wiki").mkdir()
+    first = _extraction(
+        "litestream",
+        [
+            "Litestream copies pages.",
+            "A database file holds every page.",
+            "The database file grows as pages are added.",
+        ],
+        [Topic("Litestream", "entity", (), ("s1",))],
+    )
+    second = _extraction(
+        "litefs",
+        [
+            "LiteFS is a file system.",
+            "Each database file has one writer.",
+            "The database file is copied to the replica.",
+        ],
+        [Topic("LiteFS", "entity", (), ("s1",))],
+    )
+    a, b = plan_batch(
+        [first, second], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
+    )
+    (page_a,) = [t for _, t in a.topics if t.title == "database file"]
+    (page_b,) = [t for _, t in b.topics if t.title == "database file"]
+    assert page_a == page_b and not page_a.exists
+    assert [topic.facts for topic, t in a.topics if t is page_a] == [("s2", "s3")]
