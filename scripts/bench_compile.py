@@ -8,7 +8,7 @@ with its one name rule (vault/names.name_key). Measured, per document and in tot
 
 - topic recall: the share of a document's expected topics (expected.yaml; any alias, equal by
   `name_key` or case-insensitively) that have an entity/concept page citing its source page;
-- fragment share: fact bullets that are not whole statements (vault/prose_checks when present);
+- fragment share: fact bullets that are not whole statements (language/prose_checks when present);
 - facts per topic page (mean, median), pages with >= 3 facts, topic pages per source and per
   1,000 words; invented source titles (not front matter title, first H1, first heading or file
   name); summaries that do not end in a whole sentence;
@@ -97,7 +97,7 @@ def _strip_wikilinks(text: str) -> str:
 
 
 def fallback_fragment_reason(text: str) -> str | None:
-    """LOCAL FALLBACK, used only when wikic.vault.prose_checks is not importable: a fact must
+    """LOCAL FALLBACK, used only when wikic.language.prose_checks is not importable: a fact must
     end with terminal punctuation, have >= 4 words, not end with ':', hold no footnote marker
     `[^n]` and no link to the document's own headings `](#`."""
     flat = _strip_wikilinks(text)
@@ -132,10 +132,10 @@ def fallback_cut_reason(text: str) -> str | None:
 def prose_checkers() -> tuple[Callable[[str], str | None], Callable[[str], str | None], str]:
     """(fragment check, summary check, what they are): the project's when importable."""
     try:
-        from wikic.vault.prose_checks import cut_reason, fragment_reason
+        from wikic.language.prose_checks import cut_reason, fragment_reason
     except ImportError:
         return fallback_fragment_reason, fallback_cut_reason, "local fallback (bench_compile.py)"
-    return fragment_reason, cut_reason, "wikic.vault.prose_checks"
+    return fragment_reason, cut_reason, "wikic.language.prose_checks"
 
 
 # ── the expected topics ──────────────────────────────────────────────────────────────────
@@ -861,7 +861,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         is_fragment, cut, checker = prose_checkers()
         if checker.startswith("local"):
             skipped.append(
-                "wikic.vault.prose_checks not importable: fragment/summary checks are the local fallback"
+                "wikic.language.prose_checks not importable: fragment/summary checks are the local fallback"
             )
         vault = read_vault(root / "wiki", is_fragment)
         texts = {f: (root / "raw" / f).read_text(encoding="utf-8") for f in files}

@@ -40,6 +40,7 @@ import yaml
 
 from wikic.config import load_config
 from wikic.errors import UsageError, WikicError
+from wikic.language.prose_checks import unescape
 from wikic.llm.backend import Backend
 from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths
@@ -51,7 +52,6 @@ from wikic.query.terms import key_terms
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.document import names_release
-from wikic.vault.prose_checks import unescape
 from wikic.vault.sources import split_paragraphs
 
 REPO = Path(__file__).resolve().parent.parent

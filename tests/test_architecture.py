@@ -1,4 +1,5 @@
-"""The package layout is the architecture: no import cycles, and layers import only downwards.
+"""The package layout is the architecture: no import cycles, and layers import only downwards;
+every package of src/wikic has a rule.
 
 The graph has every `import` in src/wikic (module level and inside functions; `TYPE_CHECKING`
 blocks excluded), each resolved to the most specific wikic module it names.
@@ -106,19 +107,67 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# layer → packages it must never import
+# layer → packages it must never import; every package of src/wikic has an entry
+_VERBS = ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.consolidate", "wikic.maintain")
+_TOP = ("wikic.cli", "wikic.mcp")
 FORBIDDEN = {
-    "wikic.vault": ("wikic.operation", "wikic.store", "wikic.ingest", "wikic.query",
-                    "wikic.lint", "wikic.llm", "wikic.cli"),
-    "wikic.operation": ("wikic.store", "wikic.ingest", "wikic.query", "wikic.lint", "wikic.llm",
-                        "wikic.cli"),
-    "wikic.store": ("wikic.operation", "wikic.ingest", "wikic.query", "wikic.lint", "wikic.cli"),
-    "wikic.llm": ("wikic.vault", "wikic.operation", "wikic.store", "wikic.ingest", "wikic.query",
-                  "wikic.lint", "wikic.cli"),
-    "wikic.lint": ("wikic.ingest", "wikic.query", "wikic.cli"),
-    "wikic.query": ("wikic.ingest", "wikic.lint", "wikic.cli"),
-    "wikic.ingest": ("wikic.query", "wikic.lint", "wikic.cli"),
+    "wikic.prompts": ("wikic.language", "wikic.vault", "wikic.operation", "wikic.store",
+                      "wikic.llm", *_VERBS, *_TOP),
+    "wikic.language": ("wikic.operation", "wikic.store", "wikic.llm", *_VERBS, *_TOP),
+    "wikic.vault": ("wikic.operation", "wikic.store", "wikic.llm", *_VERBS, *_TOP),
+    "wikic.operation": ("wikic.store", "wikic.llm", *_VERBS, *_TOP),
+    "wikic.store": ("wikic.operation", *_VERBS, *_TOP),
+    "wikic.llm": ("wikic.language", "wikic.vault", "wikic.operation", "wikic.store", *_VERBS,
+                  *_TOP),
+    "wikic.lint": ("wikic.ingest", "wikic.query", "wikic.consolidate", "wikic.maintain", *_TOP),
+    "wikic.query": ("wikic.ingest", "wikic.lint", "wikic.consolidate", "wikic.maintain", *_TOP),
+    "wikic.ingest": ("wikic.query", "wikic.lint", "wikic.consolidate", "wikic.maintain", *_TOP),
+    "wikic.consolidate": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.maintain", *_TOP),
+    "wikic.maintain": ("wikic.ingest", "wikic.query", "wikic.lint", "wikic.consolidate",
+                       "wikic.llm", *_TOP),
+    "wikic.mcp": ("wikic.cli",),
+    "wikic.cli": (),  # the top layer: it may import any package
 }  # fmt: skip
+# layers that import nothing of wikic but these (and their own modules)
+ONLY = {
+    # English rules: value types of the document and the name rule, nothing that does work
+    "wikic.language": (
+        "wikic.errors",
+        "wikic.config",
+        "wikic.vault.document",
+        "wikic.vault.names",
+        "wikic.prompts",
+    ),
+    # prompt text only: the lowest layer, which every other may read
+    "wikic.prompts": (),
+}
+
+
+def _packages() -> list[str]:
+    root = SRC / "wikic"
+    return sorted(f"wikic.{p.parent.name}" for p in root.glob("*/__init__.py"))
+
+
+def test_every_package_has_a_layer_rule() -> None:
+    assert [p for p in _packages() if p not in FORBIDDEN] == []
+
+
+def test_package_finder_finds_the_packages() -> None:
+    assert {"wikic.vault", "wikic.language", "wikic.cli"} <= set(_packages())
+
+
+@pytest.mark.parametrize("layer", sorted(ONLY))
+def test_layer_imports_only_what_it_may(layer: str) -> None:
+    graph = import_graph()
+    bad = sorted(
+        f"{mod} imports {dep}"
+        for mod, deps in graph.items()
+        if mod == layer or mod.startswith(layer + ".")
+        for dep in deps
+        if not (dep == layer or dep.startswith(layer + "."))
+        and not any(dep == a or dep.startswith(a + ".") for a in ONLY[layer])
+    )
+    assert bad == []
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -131,6 +180,21 @@ def test_layer_imports_only_downwards(layer: str) -> None:
         for dep in deps
         if any(dep == f or dep.startswith(f + ".") for f in FORBIDDEN[layer])
     )
+    assert bad == []
+
+
+def test_prompts_import_nothing_of_wikic_outside_them() -> None:
+    """`wikic.prompts` is the lowest layer: any layer may import it (vault's prose checks read
+    its sentences), and it imports only the standard library and itself."""
+    graph = import_graph()
+    bad = sorted(
+        f"{mod} imports {dep}"
+        for mod, deps in graph.items()
+        if mod == "wikic.prompts" or mod.startswith("wikic.prompts.")
+        for dep in deps
+        if dep != "wikic.prompts" and not dep.startswith("wikic.prompts.")
+    )
+    assert any(m.startswith("wikic.prompts.") for m in graph)  # the package was scanned
     assert bad == []
 
 

@@ -174,9 +174,11 @@ def test_duplicate_and_near_duplicate_titles(wiki: FixtureWiki) -> None:
         ["concepts/kv-cache"],
         ["kv-cache"],
     )
+    # a typo in a word's stem: one in an ending the stemmer drops ("cachng" of "caching", key
+    # "cach") is more than one edit from the key
     typo = topic_page(
         "concept",
-        "Prefix cachng",
+        "Prefx caching",
         [fact_line("A page whose name has a typo.", "kv-cache", 2, "f-t2")],
         ["concepts/kv-cache"],
         ["kv-cache"],
@@ -191,14 +193,14 @@ def test_duplicate_and_near_duplicate_titles(wiki: FixtureWiki) -> None:
     wiki.commit(
         {
             "wiki/concepts/kv-caches.md": twin,
-            "wiki/concepts/prefix-cachng.md": typo,
+            "wiki/concepts/prefx-caching.md": typo,
             "wiki/entities/gemma-2.md": v2,
         }
     )
     wiki.edit(
         KV,
         "- [[entities/gemma-3]]",
-        "- [[entities/gemma-3]]\n- [[concepts/kv-caches]]\n- [[concepts/prefix-cachng]]\n- [[entities/gemma-2]]",
+        "- [[entities/gemma-3]]\n- [[concepts/kv-caches]]\n- [[concepts/prefx-caching]]\n- [[entities/gemma-2]]",
     )
     found = wiki.lint(ignore=("duplicate-from-one-ingest",)).findings  # tested on its own
     assert {f.rule for f in found} == {"duplicate-title"}

@@ -16,29 +16,27 @@ from dataclasses import dataclass
 from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.targets import Target
 from wikic.consolidate.words import keys
-from wikic.store.search import STOPWORDS
+from wikic.language.stopwords import QUERY_STOP_WORDS
 
 MAX_CANDIDATES = 12
 _TOKEN_RE = re.compile(r"[^\W_][\w.+-]*[^\W_]|[^\W_]")
-# Words too common in notes to name a pattern by themselves.
+# Words too common in notes to name a pattern by themselves (besides the stop words).
 _COMMON_TEXT = """
 again today yesterday tomorrow morning afternoon evening night week weeks day days time times
-still even yet already first last next new old same other another more less much many good bad
-better worse great little long short high low big small whole half part parts went go goes
-going gone came come comes coming took take takes taking made make makes making got get gets
-getting put puts said say says saw see sees seen looked look looks found find finds used use
-uses using tried try tries work works worked working done thing things way ways lot lots bit
-kind sort case point fact number around back away down over under after before since until
-while during because though although however instead also just only really very quite maybe
-perhaps probably almost every each both either neither none some any all most such than then
-there here where when what which who whom whose why how this that these those with without
-within into onto from about above below between among fix fixed fixes fixing need needed
-needs start started starts stop stopped help helped helps
+still even yet already first last next new old another less much many good bad better worse
+great little long short high low big small whole half part parts went go goes going gone came
+come comes coming took take takes taking made make makes making got get gets getting put puts
+said say says saw see sees seen looked look looks found find finds used use uses using tried
+try tries work works worked working done thing things way ways lot lots bit kind sort case
+point fact number around back away down before since because though although however instead
+really quite maybe perhaps probably almost every either neither none whose without within onto
+below between among fix fixed fixes fixing need needed needs start started starts stop stopped
+help helped helps
 """
 _COMMON = frozenset(_COMMON_TEXT.split())
 
 
-_NOT_TERMS = STOPWORDS | _COMMON
+_NOT_TERMS = QUERY_STOP_WORDS | _COMMON
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from wikic.consolidate.episodes import Episode
 from wikic.consolidate.verify import Cite, DigestSentence, Pattern, best_sentence
 from wikic.consolidate.words import name_key
+from wikic.language.segmentation import split_sentences
 from wikic.vault.links import link, parse_links
 from wikic.vault.pages import Page, to_tag
-from wikic.vault.prose import escape, split_sentences
+from wikic.vault.prose import escape
 from wikic.vault.sections import Body, split_body
 from wikic.vault.slugs import slugify, unique_slug
 

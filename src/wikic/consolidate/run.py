@@ -38,6 +38,7 @@ from wikic.errors import UsageError, WikicError
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
 from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
+from wikic.prompts.consolidate import block_label
 from wikic.store.db import open_store
 from wikic.vault.episodes import Period
 from wikic.vault.links import link, parse_links
@@ -316,7 +317,7 @@ def _ask(
     candidates: Sequence[Candidate],
     min_episodes: int,
 ) -> tuple[object, GenerationStats]:
-    labels = [prompts.block_label(i, b.id) for i, ep in enumerate(episodes) for b in ep.blocks]
+    labels = [block_label(i, b.id) for i, ep in enumerate(episodes) for b in ep.blocks]
     gen = backend.generate(
         [
             prompts.schema_segment(agents_md),

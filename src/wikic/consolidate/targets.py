@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wikic.consolidate.episodes import Episode
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.store.db import Store
-from wikic.store.search import STOPWORDS
 from wikic.vault.sections import KNOWN_SECTIONS, split_body
 from wikic.vault.tree import Vault
 
@@ -50,7 +50,7 @@ def query_for(ep: Episode) -> str:
     words = Counter(
         w.casefold()
         for w in _WORD_RE.findall(f"{ep.title} {ep.text}")
-        if w.casefold() not in STOPWORDS
+        if w.casefold() not in QUERY_STOP_WORDS
     )
     return " ".join(w for w, _ in words.most_common(QUERY_WORDS))
 

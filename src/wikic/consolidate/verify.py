@@ -15,10 +15,10 @@ from typing import Any
 
 from wikic.consolidate.candidates import Candidate, blocks_with, is_term_word
 from wikic.consolidate.episodes import Episode, EpisodeBlock
-from wikic.consolidate.prompts import block_label
 from wikic.consolidate.targets import Target
 from wikic.consolidate.words import content, grounded, keys, name_key, overlap
-from wikic.vault.prose import split_sentences
+from wikic.language.segmentation import split_sentences
+from wikic.prompts.consolidate import block_label
 
 _BREAK_RE = re.compile(r"[\[\]#|^]")
 

@@ -17,35 +17,40 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wikic.config import IngestConfig
-from wikic.ingest import grounding, prompts
-from wikic.ingest.candidates import command_names, topic_candidates
+from wikic.ingest import prompts
 from wikic.ingest.schemas import extraction_model
-from wikic.ingest.structure import (
-    FACTS_PER_SECTION_TOPIC,
-    PRECISE_WEIGHT,
+from wikic.ingest.text import Section, make_sections, numbered_text
+from wikic.language import grounding
+from wikic.language.commands import (
     code_examples,
     code_terms,
+    command_names,
+    flag_aliases,
+    is_code_like,
+    is_precise,
+    kind_commands,
+    shorthand_commands,
+)
+from wikic.language.definitions import (
     defined_abbreviations,
     defined_subjects,
     defined_terms,
-    evidence_topics,
-    flag_aliases,
-    is_code_like,
-    is_common_term,
-    is_precise,
-    kind_commands,
     kind_names,
     linked_names,
-    named_by_phrase,
+    short_names,
+)
+from wikic.language.evidence import (
+    FACTS_PER_SECTION_TOPIC,
+    PRECISE_WEIGHT,
+    evidence_topics,
     part_of,
     reads_as_clause,
-    section_topics,
-    short_names,
-    shorthand_commands,
-    subject_name,
-    title_topic,
 )
-from wikic.ingest.text import Section, Sentence, fact_sentences, make_sections, numbered_text
+from wikic.language.headings import subject_name
+from wikic.language.phrases import topic_candidates
+from wikic.language.section_topics import named_by_phrase, section_topics, title_topic
+from wikic.language.sentences import Sentence, fact_sentences, refers_back, starts_sentence
+from wikic.language.vocabulary import is_common_term
 from wikic.llm.backend import (
     EMPTY_STATS,
     Backend,
@@ -77,14 +82,14 @@ class Topic:
     facts: tuple[str, ...]  # sentence ids
     usage: tuple[str, ...] = ()  # block ids of code examples for the page's Usage section
     from_heading: bool = False  # a section heading of the source names it
-    precise: bool = False  # a flag, identifier or command (`structure.is_precise`)
-    subject: bool = False  # what the document's title names (`structure.title_topic`)
+    precise: bool = False  # a flag, identifier or command (`language.commands.is_precise`)
+    subject: bool = False  # what the document's title names (`language.section_topics.title_topic`)
     spare: bool = False  # beyond the page cap: a page only in a place the plan frees
     from_model: bool = False  # named by the model only: a page after those code finds
 
     @property
     def weight(self) -> int:
-        """Its claim to one of the source's pages (`structure.topic_weight`); a term of every
+        """Its claim to one of the source's pages (`language.evidence.topic_weight`); a term of every
         technical text (`STDIN`, `URL`, `GPU`) only takes a page no other topic wants, unless
         a heading names it. The subject the title names comes first, however few sentences
         name it: the Target Tier Policy's page was the one a full page cap left out."""
@@ -238,15 +243,6 @@ def finish_extraction(
     )
 
 
-# a sentence opening with one of these goes on about the sentence before it
-_FOLLOWER_RE = re.compile(r"^(?:This|These|It|Its|They|Their|That)\b")
-
-
-def refers_back(text: str) -> bool:
-    """Whether a sentence opens by pointing at the one before it ("This ensures …")."""
-    return _FOLLOWER_RE.match(text) is not None
-
-
 def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
     """`facts` (sentence ids) with each one's next sentence of the same block when that one
     goes on about it ("… wr_seq is started at 1 and incremented by 2. This ensures its value
@@ -390,15 +386,6 @@ def _subject_type(name: str, subjects: Sequence[str]) -> str:
     return "entity" if name in subjects and name[:1].isupper() else "concept"
 
 
-def starts_sentence(text: str) -> bool:
-    first = text.lstrip("*_\"'“(")[:1]
-    return first.isupper() or first.isdigit()
-
-
-def ends_whole(text: str) -> bool:
-    return bool(text) and text.rstrip()[-1:] in ".!?…\"'”’)"
-
-
 def opening(doc: Document, sentences: Sequence[Sentence], limit: int, *, count: int = 2) -> str:
     """The first `count` whole sentences of the source's prose that open like a sentence (a list
     item or table row continues its lead-in), as many as fit in `limit` characters."""
@@ -463,11 +450,11 @@ def _window_request(
 ) -> Request:
     model = extraction_model([s.id for s in window.sentences], max_topics=max_topics, names=names)
     first, last = window.sentences[0].id, window.sentences[-1].id
-    where = f"sentences {first} to {last}" if n_windows > 1 else ""
+    span = (first, last) if n_windows > 1 else None
     numbered = numbered_text(doc, window.blocks, window.sentences)
     budget = 32 + TOKENS_PER_TOPIC * max_topics
     return Request(
-        [*head, prompts.window_segment(numbered, where=where, names=names)],
+        [*head, prompts.window_segment(numbered, span=span, names=names)],
         schema=model,
         max_tokens=budget,
     )

@@ -3,7 +3,7 @@
 A topic resolves to an existing page by title, alias or file name, compared case-, punctuation-,
 plural- and unicode-insensitively, then by close spelling. Topics of one batch that name the
 same thing share one new page. Pages per source are capped, the topics of most facts first (a
-precise name, a flag or identifier, weighs a little more: `structure.topic_weight`).
+precise name, a flag or identifier, weighs a little more: `language.evidence.topic_weight`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.structure import is_code_like
+from wikic.language.commands import is_code_like
 from wikic.vault.names import name_key, numbers_differ
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug

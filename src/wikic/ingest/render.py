@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.extract import Extraction
-from wikic.ingest.grounding import related
 from wikic.ingest.text import quote
+from wikic.language.grounding import related
 from wikic.vault.document import render_source_body
 from wikic.vault.links import link
 from wikic.vault.pages import Page, to_tag

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from wikic.config import PageSummary
-from wikic.ingest import grounding, prompts
-from wikic.ingest.extract import Extraction, ends_whole, opening, refers_back, starts_sentence
+from wikic.ingest import prompts
+from wikic.ingest.extract import Extraction, opening
 from wikic.ingest.plan import PageTarget, SourcePlan
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import (
@@ -37,8 +37,12 @@ from wikic.ingest.schemas import (
     page_update_model,
     source_summary_model,
 )
-from wikic.ingest.structure import MAX_USAGE_LINES
 from wikic.ingest.text import quote
+from wikic.language import grounding
+from wikic.language.commands import MAX_USAGE_LINES
+from wikic.language.conflicts import conflict_reason
+from wikic.language.prose_checks import cut_reason, fold, meta_reason, table_row_reason
+from wikic.language.sentences import ends_whole, refers_back, starts_sentence
 from wikic.llm.backend import (
     EMPTY_STATS,
     Generation,
@@ -46,10 +50,8 @@ from wikic.llm.backend import (
     Request,
     Segment,
 )
-from wikic.vault.conflicts import conflict_reason
 from wikic.vault.links import link
 from wikic.vault.pages import Page
-from wikic.vault.prose_checks import cut_reason, fold, meta_reason, table_row_reason
 from wikic.vault.sections import split_body
 from wikic.vault.topic_page import (
     Fact,

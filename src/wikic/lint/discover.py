@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.lint.findings import Finding
 from wikic.lint.page_scan import PageScan
 from wikic.lint.rules_links import is_attachment
@@ -34,80 +35,6 @@ _PHRASE_RE = re.compile(
 )
 _LEADING = frozenset({"The", "A", "An", "This", "That", "These", "Those", "In", "On", "At"})
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
-_STOPWORDS = frozenset(
-    (
-        "the",
-        "and",
-        "for",
-        "are",
-        "but",
-        "not",
-        "you",
-        "all",
-        "any",
-        "can",
-        "had",
-        "her",
-        "was",
-        "one",
-        "our",
-        "out",
-        "has",
-        "have",
-        "this",
-        "that",
-        "with",
-        "from",
-        "they",
-        "will",
-        "would",
-        "there",
-        "their",
-        "what",
-        "about",
-        "which",
-        "when",
-        "make",
-        "like",
-        "time",
-        "just",
-        "know",
-        "take",
-        "into",
-        "year",
-        "your",
-        "some",
-        "could",
-        "them",
-        "than",
-        "then",
-        "now",
-        "only",
-        "its",
-        "also",
-        "after",
-        "use",
-        "two",
-        "how",
-        "other",
-        "over",
-        "such",
-        "where",
-        "most",
-        "these",
-        "those",
-        "been",
-        "were",
-        "more",
-        "very",
-        "may",
-        "does",
-        "each",
-        "many",
-        "being",
-        "both",
-    )
-)
 
 
 def _plain(text: str) -> str:
@@ -169,7 +96,7 @@ def _terms(ps: PageScan) -> Counter[str]:
     page = ps.page
     text = " ".join([page.title] * 3 + page.aliases + [page.summary, _plain(_page_text(ps))])
     words = (w.casefold() for w in _WORD_RE.findall(text))
-    return Counter(w for w in words if w not in _STOPWORDS)
+    return Counter(w for w in words if w not in TOPICLESS_WORDS)
 
 
 def _neighbours(scan: WikiScan) -> dict[str, set[str]]:

@@ -1,7 +1,7 @@
 """Rules for what ingest lets slip on real documents: fragment facts, cut summaries, titles that
 echo the prompt, topic pages without facts, one topic split into two pages by one ingest.
 
-Judging prose is `vault.prose_checks` (ingest uses the same functions to refuse fragments), so
+Judging prose is `language.prose_checks` (ingest uses the same functions to refuse fragments), so
 lint and ingest agree on what a whole fact is. All rules read the scan only (the lead paragraph
 and the facts come from the scan cache for unchanged pages).
 """
@@ -12,12 +12,12 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterator
 
+from wikic.language.prose_checks import cut_reason, fragment_reason, instruction_echo
 from wikic.lint.findings import Finding
 from wikic.lint.page_scan import PageScan
 from wikic.lint.rules_links import snippet
 from wikic.lint.scan import WikiScan
 from wikic.vault.names import name_key, near_duplicate_pairs
-from wikic.vault.prose_checks import cut_reason, fragment_reason, instruction_echo
 
 TOPIC_TYPES = ("entity", "concept")
 _LEAD_TYPES = ("entity", "concept", "source", "digest")  # analyses open with the question

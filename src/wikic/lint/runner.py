@@ -62,6 +62,7 @@ from wikic.llm.backend import Backend
 from wikic.operation.preflight import preflight
 from wikic.operation.transaction import writing
 from wikic.paths import WikiPaths
+from wikic.prompts import lint as lint_prompts
 from wikic.store.db import after_commit
 
 DEFAULT_WAIT_S = 5.0
@@ -164,21 +165,18 @@ def _overview(scan: WikiScan, missing: list[Finding]) -> str:
         (ps for ps in scan if ps.type in ("entity", "concept")),
         key=lambda ps: (-len(back.get(ps.path, ())), ps.path),
     )[:15]
-    lines = [f"WIKI OVERVIEW ({len(scan.pages)} pages). Most linked pages:"]
-    lines += [f"- {ps.page.title}: {' '.join(ps.page.summary.split())[:100]}" for ps in hubs]
     open_entries = [
-        f"- {ps.page.title}: {c.text[:100]}"
+        (ps.page.title, c.text[:100])
         for ps in scan
         for c in ps.contradictions
         if c.status == "open"
     ][:5]
-    if open_entries:
-        lines += ["Open contradictions:", *open_entries]
-    if missing:
-        lines.append(
-            "Mentioned without a page: " + "; ".join(f.message.split("'")[1] for f in missing[:8])
-        )
-    return "\n".join(lines) + "\n"
+    return lint_prompts.overview(
+        len(scan.pages),
+        [(ps.page.title, " ".join(ps.page.summary.split())[:100]) for ps in hubs],
+        open_entries,
+        [f.message.split("'")[1] for f in missing[:8]],
+    )
 
 
 def _semantic_findings(scan: WikiScan, sem: SemanticResult, rules: set[str]) -> list[Finding]:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from wikic.errors import BackendError
 from wikic.fsutil import atomic_write
+from wikic.language.conflicts import conflict_reason
 from wikic.llm.backend import (
     Backend,
     Request,
@@ -35,9 +36,9 @@ from wikic.llm.backend import (
     user,
 )
 from wikic.paths import WikiPaths
+from wikic.prompts import lint as lint_prompts
 from wikic.store.db import open_store
 from wikic.vault.catalog import one_line
-from wikic.vault.conflicts import conflict_reason
 from wikic.vault.schema_doc import schema_excerpt
 
 log = logging.getLogger(__name__)
@@ -93,17 +94,11 @@ class QuestionsReply(BaseModel):
 
 
 def claims_segment(title: str, claims: Sequence[tuple[str, str]]) -> Segment:
-    lines = "\n".join(f"{cid}: {one_line(text, CLAIM_CHARS)}" for cid, text in claims)
-    return user(f"CLAIMS ON THE PAGE '{title}':\n{lines}\n")
+    return user(lint_prompts.claims(title, [(c, one_line(t, CLAIM_CHARS)) for c, t in claims]))
 
 
-CONTRADICTION_TASK = user(
-    "\nTASK: which pairs of these claims cannot both be true? Only real conflicts count: "
-    "different numbers, dates or names for the same thing, or one claim denies the other. "
-    "Claims about different aspects do not conflict. Reply with JSON "
-    '{"pairs": [{"a": id, "b": id, "reason": "one short line"}]}, at most '
-    f'{MAX_PAIRS} pairs; {{"pairs": []}} if none.\n'
-)
+CONTRADICTION_TASK = user(lint_prompts.contradiction_task(MAX_PAIRS))
+QUESTIONS_TASK = user(lint_prompts.questions_task())
 
 
 class VerdictCache:
@@ -212,7 +207,7 @@ def run_semantic(
         if contradictions:
             _contradictions(paths, backend, cache, head, result, progress)
         if questions:
-            ask = _Call((*head, user(overview()), user(QUESTIONS_TASK)), QuestionsReply, 160)
+            ask = _Call((*head, user(overview()), QUESTIONS_TASK), QuestionsReply, 160)
             (reply,) = _ask_all(backend, cache, [ask], result)
             if reply:
                 asked = [" ".join(str(q).split()) for q in reply.get("questions", [])]
@@ -232,13 +227,6 @@ def _conflicts_in_code(claims: Sequence[tuple[str, str]]) -> list[tuple[str, str
             if reason:
                 found.append((a, b, reason))
     return found
-
-
-QUESTIONS_TASK = (
-    "\nTASK: suggest up to 3 questions worth investigating next to improve this wiki: gaps, "
-    "open contradictions, names without a page. Each question under 100 characters. Reply with "
-    'JSON {"questions": ["…"]}.\n'
-)
 
 
 def _contradictions(

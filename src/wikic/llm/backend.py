@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, ValidationError
 
 from wikic.errors import GenerationError
+from wikic.prompts.repair import repair_note
 
 Role = Literal["system", "user"]
 FinishReason = Literal["stop", "length"]
@@ -251,12 +252,7 @@ _REPAIR_HINT = (
 
 def repair_prompt(segments: Sequence[Segment], bad_reply: str, error: str) -> list[Segment]:
     """The one repair attempt: the same prompt, plus the invalid reply and what was wrong."""
-    note = (
-        "\n\nYour previous reply was not valid JSON for the required schema.\n"
-        f"Error: {error}\nPrevious reply (truncated): {bad_reply[:400]}\n"
-        "Reply again with only the JSON object, shorter if needed."
-    )
-    return [*segments, user(note)]
+    return [*segments, user(repair_note(error, bad_reply))]
 
 
 def dumps_compact(value: object) -> str:

@@ -26,9 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
+from wikic.prompts.query import QUESTION, TASKS, WHERE_WIKI
 from wikic.query.declines import Draft, decline
 from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in, release_of
-from wikic.query.quote import QUOTE_TASK, in_context, quote_model, quote_text, select
+from wikic.query.quote import in_context, quote_model, quote_text, select
 from wikic.query.support import best_support, exact_terms, holds_terms, supporting
 from wikic.query.terms import KeyTerm, key_terms
 from wikic.vault.links import iter_links
@@ -38,15 +39,6 @@ MAX_SENTENCES = 2  # decode is the cost on a CPU: ~5 tokens/s for the default mo
 SENTENCE_CHARS = 180
 IDS_PER_SENTENCE = 3
 INFERENCE_MARK = "*(inference: no cited fact says this)*"
-# The answer schema's field names are part of the prompt the model reads: plain words.
-TASK = (
-    "Answer the question at the end using only the numbered facts below, which come from "
-    "{where}. Reply in JSON: one or two short sentences that answer it; for each sentence, "
-    "list in ids the numbers of the facts it uses, and keep to what those facts say, with their "
-    "numbers, names and terms. Then set answerable to true if the facts you used answer the "
-    "question, false if they do not."
-)
-WHERE_WIKI = "the pages of a wiki"
 
 
 def schema_text(agents_md: str) -> str:
@@ -76,7 +68,6 @@ def answer_model(ids: Sequence[int]) -> type[BaseModel]:
 
 
 AnswerStyle = Literal["quote", "write"]
-TASKS: dict[str, str] = {"quote": QUOTE_TASK, "write": TASK}
 
 
 def prompt(
@@ -84,7 +75,7 @@ def prompt(
 ) -> list[Segment]:
     segments = [system_segment(schema)] if schema else []
     segments += [user_segment(TASKS[style].format(where=where)), user_segment(packed.text)]
-    segments.append(user_segment(f"Question: {question}"))
+    segments.append(user_segment(QUESTION.format(question=question)))
     return segments
 
 

@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from wikic.language.stemming import stem_prefix
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.query.terms import KeyTerm, holds, missing_terms, text_words
-from wikic.store.search import STOPWORDS
 from wikic.vault.document import names_release
 
 TokenCounter = Callable[[str], int]
@@ -127,7 +128,7 @@ def excerpt(
     ('' when none does). A sentence that refers back ("… so it uses this flag") brings the one
     before it next: "this flag" is named there."""
     sentences = [s for s in _SENTENCE_RE.split(text.strip()) if s]
-    stems = {w[: max(4, len(w) - 2)] for w in query_words if w not in STOPWORDS}
+    stems = {stem_prefix(w) for w in query_words if w not in QUERY_STOP_WORDS}
 
     def score(s: str) -> int:
         return sum(1 for w in words(s) if any(w.startswith(x) for x in stems))
@@ -196,7 +197,7 @@ def relevant_lines(
     if count(text) <= budget:
         return text
     lines = [line.strip() for line in text.split(sep) if line.strip()]
-    stems = {w[: max(4, len(w) - 2)] for w in query_words if w not in STOPWORDS}
+    stems = {stem_prefix(w) for w in query_words if w not in QUERY_STOP_WORDS}
     matched = [{x for x in stems for w in words(line) if w.startswith(x)} for line in lines]
     spread = {x: sum(x in m for m in matched) for x in stems}
     rare = {x for x, n in spread.items() if n <= max(1, len(lines) // 3)}

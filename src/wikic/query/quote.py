@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from wikic.language.stemming import stem
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.query.evidence import (
     REFERS_BACK_RE,
     Block,
@@ -40,17 +42,9 @@ from wikic.query.evidence import (
 )
 from wikic.query.terms import asked_for, key_terms, text_words
 from wikic.query.terms import holds as holds_term
-from wikic.store.search import STOPWORDS
 
 MAX_QUOTES = 3
 QUOTE_TOKENS = 90  # a paragraph is quoted by its sentences most about the question, this many
-# The schema's field names are part of the prompt the model reads: plain words.
-QUOTE_TASK = (
-    "Find the answer to the question at the end in the numbered facts below, which come from "
-    "{where}. Reply in JSON: in ids, the numbers of the one to three facts that answer the "
-    "question, best first; then set answerable to true if those facts answer it, false if no "
-    "fact does."
-)
 
 
 def quote_model(ids: Sequence[int]) -> type[BaseModel]:
@@ -197,32 +191,23 @@ PASSAGE_BONUS = 3.0  # a unit of a passage already quoted (see `select`)
 LIST_BONUS = 2.0  # a lead-in naming what a "which X" question asks for: "The required keys are:"
 LIST_NOUN_AT = 3  # … among its last words
 MIN_NEW_WORDS = 2  # a further quote must answer this many more words of the question (or a term)
-_SUFFIX_RE = re.compile(r"(?:ing|ed|es|s|e)$")
-QUOTE_STEM = 6  # "interned" and "interpreter" are two words here (support's 5 make them one)
-
-
-def _plain_stem(word: str) -> str:
-    bare = _SUFFIX_RE.sub("", word)
-    return (bare if len(bare) >= 3 else word)[:QUOTE_STEM]
-
-
 # verbs a question and its answer use for one action: "Which command deletes an alias?" is
 # answered by "`llm aliases remove` will remove the alias"
 _SAME_ACTION = {
-    _plain_stem(verb): _plain_stem(same)
+    stem(verb): stem(same)
     for verb, same in (("delete", "remove"), ("erase", "remove"), ("display", "show"))
 }
 
 
-def _stem(word: str) -> str:
-    """'added', 'adds' and 'add' are one word; 'stored', 'stores' and 'store' too; 'deletes'
-    and 'removes' as well (`_SAME_ACTION`)."""
-    stem = _plain_stem(word)
-    return _SAME_ACTION.get(stem, stem)
+def _word_key(word: str) -> str:
+    """'added', 'adds' and 'add' are one word (their stem); 'deletes' and 'removes' as well
+    (`_SAME_ACTION`)."""
+    key = stem(word)
+    return _SAME_ACTION.get(key, key)
 
 
 def _words(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+    return {_word_key(w) for w in words(text) if len(w) >= 3 and w not in QUERY_STOP_WORDS}
 
 
 def _lists(unit: Shown, noun: str) -> bool:
@@ -231,7 +216,7 @@ def _lists(unit: Shown, noun: str) -> bool:
     processes this list:", which lists steps)."""
     if not is_lead_in(unit.evidence):
         return False
-    return _stem(noun) in {_stem(w) for w in words(unit.text)[-LIST_NOUN_AT:]}
+    return _word_key(noun) in {_word_key(w) for w in words(unit.text)[-LIST_NOUN_AT:]}
 
 
 def _same_passage(a: Shown, b: Shown) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from wikic.language.stemming import stem
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.query.evidence import Shown, words
 from wikic.query.terms import (
     KeyTerm,
@@ -23,9 +25,7 @@ from wikic.query.terms import (
     states_quantity,
     text_words,
 )
-from wikic.store.search import STOPWORDS
 
-STEM = 5  # "persisted" and "persist" share a stem
 MIN_SHARED = 2  # a cited unit sharing fewer content words (or all, if fewer) is no support
 MIN_SHARE = 0.6  # an uncited sentence is credited to a unit holding this share of its words
 UNIT_SHARE = 0.3  # a cited unit holding less of the sentence was named loosely
@@ -33,7 +33,7 @@ MIN_COVER = 0.5  # the kept units together must hold this share of the sentence
 
 
 def stems(text: str) -> set[str]:
-    return {w[:STEM] for w in words(text) if len(w) >= 3 and w not in STOPWORDS}
+    return {stem(w) for w in words(text) if len(w) >= 3 and w not in QUERY_STOP_WORDS}
 
 
 def _shared(sentence: set[str], unit: Shown) -> int:
@@ -96,14 +96,14 @@ def untouched_topic(question: str, cited: Sequence[Shown]) -> list[str]:
     topic = [
         w
         for w in dict.fromkeys(words(question))
-        if len(w) >= 3 and w not in STOPWORDS and w not in QUESTION_WORDS and w not in names
+        if len(w) >= 3 and w not in QUERY_STOP_WORDS and w not in QUESTION_WORDS and w not in names
     ]
     if not topic:
         return []
     held = (
         set().union(*(stems(f"{u.evidence.heading} {u.text}") for u in cited)) if cited else set()
     )
-    return [] if any(w[:STEM] in held for w in topic) else topic
+    return [] if any(stem(w) in held for w in topic) else topic
 
 
 def _labelled(unit: Shown) -> str:
@@ -138,7 +138,7 @@ def unmet_conditions(question: str, cited: Sequence[Shown]) -> list[KeyTerm]:
     def states(unit: Shown, term: KeyTerm) -> bool:
         text = _labelled(unit)
         hay = text_words([text])
-        own = {w[:STEM] for w in term.words}
+        own = {stem(w) for w in term.words}
         return holds(hay, term) and bool(
             (stems(text) & asked) - own or any(holds(hay, t) for t in others)
         )

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wikic.store.search import STOPWORDS, name_words
+from wikic.language.stopwords import QUERY_STOP_WORDS
+from wikic.store.search import name_words
 
 _TOKEN_RE = re.compile(r"`([^`]+)`|(\S+)")
 _EDGE_PUNCT = "?!,;:.()[]{}\"'“”‘’"
@@ -19,7 +20,7 @@ _CODE_CHARS = set("_/.:=<>@#$%*+\\-")
 _THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _K_RE = re.compile(r"^(\d+)k$")
 # capitalised words that are not names when they open a clause
-_NOT_NAMES = STOPWORDS | {"many", "much", "according", "does", "did", "is", "are", "can"}
+_NOT_NAMES = QUERY_STOP_WORDS | {"many", "much", "according", "does", "did", "is", "are", "can"}
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def amount_owners(question: str) -> list[KeyTerm]:
         token = m.group(1).strip("`" + _EDGE_PUNCT)
         if token and not any(c.isdigit() for c in token):  # "shorter than 2 ms": a bound
             term = KeyTerm(token, "name")
-            if term.words and term.words[0] not in STOPWORDS:
+            if term.words and term.words[0] not in QUERY_STOP_WORDS:
                 found.setdefault(term.text.casefold(), term)
     return list(found.values())
 
@@ -203,7 +204,7 @@ def asked_for(question: str) -> str | None:
     run: list[str] = []
     for word in re.findall(r"[\w.-]+", m.group(1)):
         folded = word.casefold()
-        if folded in STOPWORDS or folded in _AUXILIARIES or len(run) == 2:
+        if folded in QUERY_STOP_WORDS or folded in _AUXILIARIES or len(run) == 2:
             break
         if folded not in _NUMBER_WORDS and not folded.isdigit():
             run.append(folded)

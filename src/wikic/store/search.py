@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wikic.errors import UsageError
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.vault.document import names_release
 
 Mode = Literal["all", "any", "auto"]
@@ -25,17 +26,6 @@ MARK_OPEN, MARK_CLOSE = "\x02", "\x03"
 SNIPPET_TOKENS = 16
 RERANK_POOL = 30  # BM25's best this many are re-ordered to put title matches first
 MIN_PREFIX = 3  # a shorter last word is matched whole: a 1-2 letter prefix matches everything
-# Words that carry no topic: dropped from a query while at least one other word remains.
-_STOPWORD_TEXT = """
-a about above after all also am an and any are as at be been being both but by can could did
-do does doing during each few for from had has have having he her here hers him his how i if
-in into is it its itself just me more most my no nor not now of off on once only or other
-our ours out over own same she should so some such than that the their theirs them then
-there these they this those through to too under until up very was we were what when where
-which while who whom why will with would you your yours tell explain describe give list show
-please know
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _PHRASE_RE = re.compile(r'"([^"]*)"|(\S+)')
 
 
@@ -89,8 +79,8 @@ def _has_word(token: str) -> bool:
 
 
 def content_terms(terms: Sequence[Term]) -> list[Term]:
-    """`terms` without stopwords, unless nothing else would be left."""
-    kept = [t for t in terms if t.phrase or t.exclude or t.text.casefold() not in STOPWORDS]
+    """`terms` without stop words (`QUERY_STOP_WORDS`), unless nothing else would be left."""
+    kept = [t for t in terms if t.phrase or t.exclude or t.text.casefold() not in QUERY_STOP_WORDS]
     return kept if any(not t.exclude for t in kept) else list(terms)
 
 

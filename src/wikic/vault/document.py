@@ -26,14 +26,8 @@ from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from wikic.vault.prose import (
-    Inline,
-    escape,
-    escape_line_start,
-    html_text,
-    render_inline,
-    split_sentences,
-)
+from wikic.language.segmentation import split_sentences
+from wikic.vault.prose import Inline, escape, escape_line_start, html_text, render_inline
 
 FrontValue = str | tuple[str, ...]
 

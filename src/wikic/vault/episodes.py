@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from wikic.config import Config
+from wikic.language.stopwords import CALENDAR_WORDS
 from wikic.vault.sources import body_text
 
 Period = Literal["week", "day"]
@@ -47,13 +48,10 @@ def parse_date(value: Any) -> dt.date | None:
 ARTICLE_MIN_WORDS = 300
 ARTICLE_MIN_SECTIONS = 2
 # words of a day's note title: "Standup", "Daily notes", "Friday", "Weekly review 2026-W14"
-_NOTE_WORDS = frozenset({
+_NOTE_WORDS = CALENDAR_WORDS | frozenset({
     "daily", "day", "note", "notes", "journal", "log", "diary", "standup", "stand-up", "meeting",
-    "minutes", "weekly", "week", "review", "retro", "retrospective", "today", "todo",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "minutes", "weekly", "week", "review", "retro", "retrospective", "today", "todo", "jan", "feb",
+    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 })  # fmt: skip
 _H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SECTION_RE = re.compile(r"^#{2,6}[ \t]+\S", re.MULTILINE)

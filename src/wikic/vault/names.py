@@ -14,36 +14,26 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from wikic.language.stemming import stem
+from wikic.language.stopwords import ARTICLES
+
 _WORD_RE = re.compile(r"\w+")
-_ARTICLES = frozenset({"the", "a", "an"})
 NEAR_MIN_CHARS = 6
 FUZZY_CUTOFF = 0.75
-
-
-def _stem(word: str) -> str:
-    """A comparison key that a singular and its plural share (cache/caches, bus/buses,
-    entity/entities). Only ever compared, never shown."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es"):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def name_key(text: str) -> str:
     """`The Prefix-Caches` → `prefixcach`: the key under which two names are the same topic.
 
-    Accents, case, punctuation, spacing, a leading article and the plural of the last word do
-    not count. The one rule for ingest (topic → page), planning, lint (duplicates, missing pages)
-    and page maintenance. Link resolution is not a name rule: it follows Obsidian's."""
+    Accents, case, punctuation, spacing, articles and the ending of the last word (its stem:
+    `wikic.language.stemming`) do not count. The one rule for ingest (topic → page), planning,
+    lint (duplicates, missing pages) and page maintenance. Link resolution is not a name rule: it follows Obsidian's."""
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     words = _WORD_RE.findall(text.casefold().replace("_", " "))
-    kept = [w for w in words if w not in _ARTICLES] or words
+    kept = [w for w in words if w not in ARTICLES] or words
     if kept:
-        kept[-1] = _stem(kept[-1])
+        kept[-1] = stem(kept[-1])
     return "".join(kept)
 
 

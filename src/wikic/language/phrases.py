@@ -12,37 +12,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from wikic.ingest.text import Sentence
-from wikic.vault.document import Document
+from wikic.language.sentences import Sentence
+from wikic.language.stopwords import CALENDAR_WORDS, DETERMINERS, TOPICLESS_WORDS
 from wikic.vault.names import name_key
 
 # an identifier is one token (`wr_seq`, `mi_page_t`): no phrase "global wr" of `global wr_seq`
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_][\w'’.+-]*[A-Za-z0-9+]|[A-Za-z0-9]")
-_STOP = {
-    "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by",
-    "with", "without", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its",
-    "this", "that", "these", "those", "which", "who", "whom", "what", "when", "where", "why",
-    "how", "than", "then", "so", "such", "not", "no", "can", "cannot", "could", "should",
-    "would", "will", "may", "might", "must", "do", "does", "did", "has", "have", "had", "if",
-    "into", "over", "under", "about", "after", "before", "between", "each", "every", "all",
-    "any", "some", "most", "more", "less", "many", "much", "one", "two", "three", "only",
-    "also", "just", "very", "there", "here", "they", "them", "their", "we", "our", "you",
-    "your", "he", "she", "his", "her", "i", "me", "my", "up", "out", "once", "now", "other",
-    "same", "own", "both", "either", "neither", "nor", "per", "via", "instead", "because",
-    "while", "until", "since", "still", "even", "again", "never", "always", "often",
-    "almost", "nothing", "something", "anything", "everything", "make", "makes", "made",
-    "get", "gets", "got", "use", "uses", "used", "using", "keep", "keeps", "kept", "new",
-    "am", "i'm", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "won't", "can't",
-    "shouldn't", "wouldn't", "couldn't", "let's", "it's", "that's", "there's", "we're",
-    "during", "through", "within", "across", "against", "among", "around", "behind",
-    "beyond", "toward", "towards", "upon", "onto", "throughout", "despite", "except", "along",
-}  # fmt: skip
-STOP_WORDS = frozenset(_STOP)  # function words: never the start of a name
-_MONTHS = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-}  # fmt: skip
 # words that make a recurring phrase a turn of speech ("multiple times", "specified multiple")
 # rather than a subject
 _COMMON = {
@@ -57,8 +32,9 @@ _CLAUSE_END_RE = re.compile(r"(?<=[\w)\]\"'’”`])[.!?;:](?=\s)")
 _DASH_RE = re.compile(r"\s[-–—]+\s")
 _NAME_PART_RE = re.compile(r"[,;()]|" + _DASH_RE.pattern)
 _PART_RE = re.compile(r"[,;:()\[\]\"“”]|(?<=[\w)\]])[.!?](?=\s)|" + _DASH_RE.pattern)
-# "applies", "merges": after its subject, a verb
+# "applies", "merges": after its subject, a verb; after a determiner, a plural noun ("weights")
 VERB_S_RE = re.compile(r"[a-z]{3,}[^su']s")
+_DETERMINER_RE = "|".join(sorted(DETERMINERS))
 _ADVERB_RE = re.compile(r"[a-z]{3,}(?:ally|ively|ously|edly|ingly|ently|antly|fully|ately|ibly)")
 # "CI-related", "LLVM-like", "Cranelift-based": a name made an adjective, not a thing
 _ADJECTIVE_COMPOUND_RE = re.compile(
@@ -75,16 +51,6 @@ _LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", 
 # said once, nor "target-specific", an adjective: `_ADJECTIVE_COMPOUND_RE`)
 _COMPOUND_RE = re.compile(r"(?<![\w`./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w`/-])")
 MIN_COMPOUND_SENTENCES = 3
-# commands: a program and its subcommands ("uv pip install", "llm aliases set", "llama-bench")
-_SHELL_LANGS = {"sh", "bash", "shell", "console", "zsh", "shell-session"}
-_SHELL_TOOLS = {
-    "cd", "echo", "cat", "ls", "mkdir", "rm", "cp", "mv", "export", "source", "set", "sh",
-    "bash", "chmod", "touch", "grep", "sed", "awk", "head", "tail", "tee", "xargs", "env",
-    "which", "pwd", "exit",
-}  # fmt: skip
-_PROGRAM_RE = re.compile(r"(?:\.{0,2}/|~/)?(?:[\w.-]+/)*([a-z][\w.-]*[a-z0-9]|[a-z])")
-_SUBCOMMAND_RE = re.compile(r"[a-z][a-z0-9-]*")
-MAX_COMMAND_WORDS = 3
 
 
 def _tokens(text: str) -> list[str]:
@@ -123,8 +89,8 @@ def _name_runs(toks: list[str], *, opens: bool = True) -> list[list[str]]:
         while (
             run
             and (
-                run[0].casefold() in _STOP
-                or run[0].casefold() in _MONTHS
+                run[0].casefold() in TOPICLESS_WORDS
+                or run[0].casefold() in CALENDAR_WORDS
                 or run[0].casefold() in _COMMON  # "Unlike BPE, …" names BPE
                 or not run[0][:1].isalpha()
             )
@@ -149,29 +115,50 @@ def _phrases(toks: list[str]) -> list[tuple[str, bool]]:
     opens the sentence (after articles) and is followed by a stop word: "Episodic memory is"."""
     lowered = [t.casefold() for t in toks]
     start = 0
-    while start < len(toks) and lowered[start] in _STOP:
+    while start < len(toks) and lowered[start] in TOPICLESS_WORDS:
         start += 1
     found = []
     for n in (2, 3):
         for k in range(len(toks) - n + 1):
             gram = lowered[k : k + n]
-            if any(w in _STOP or len(w) < 2 or not w[:1].isalpha() or "_" in w for w in gram):
+            if any(
+                w in TOPICLESS_WORDS or len(w) < 2 or not w[:1].isalpha() or "_" in w for w in gram
+            ):
                 continue
             if any(w in _COMMON or _ADVERB_RE.fullmatch(w) for w in gram):
                 continue  # "multiple times", "significantly improves"
             if any(_POSSESSIVE_RE.search(w) for w in gram[:-1]):
                 continue  # "Python's QSBR" is QSBR
-            if (
-                k
-                and toks[k].islower()
-                and VERB_S_RE.fullmatch(toks[k])
-                and (lowered[k - 1] in _STOP or _is_name_word(toks[k - 1]))
-            ):
+            if k and reads_as_verb(toks[k], toks[k - 1]):
                 # "(a library that) applies BPE", "(BPE) merges pairs": a verb and its object
                 continue
-            subject = n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in _STOP)
+            subject = (
+                n == 2 and k == start and (k + n == len(toks) or lowered[k + n] in TOPICLESS_WORDS)
+            )
             found.append((" ".join(toks[k : k + n]), subject))
     return found
+
+
+def reads_as_verb(word: str, before: str) -> bool:
+    """Whether a lower-case word in -s (`VERB_S_RE`) is a verb, by the word `before` it: after
+    its subject, a name or a pronoun ("BPE merges pairs", "that applies BPE"), it is; after a
+    determiner it is a plural noun, and the noun after it is what it qualifies ("the weights
+    file", "each models directory")."""
+    if not (word.islower() and VERB_S_RE.fullmatch(word)):
+        return False
+    folded = before.casefold()
+    if folded in DETERMINERS:
+        return False
+    return folded in TOPICLESS_WORDS or _is_name_word(before)
+
+
+def follows_determiner(phrase: str, texts: Sequence[str]) -> bool:
+    """Whether one of `texts` writes `phrase` right after a determiner ("the weights file",
+    "each models directory"): then its first word is a noun, not a verb with its object."""
+    pattern = re.compile(
+        rf"(?<![\w-])(?:{_DETERMINER_RE})\s+{re.escape(phrase)}(?![\w-])", re.IGNORECASE
+    )
+    return any(pattern.search(t) for t in texts)
 
 
 def topic_candidates(
@@ -185,7 +172,11 @@ def topic_candidates(
 
     def add(text: str, w: float) -> None:
         key = name_key(text)
-        if not key or key in _STOP or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1]):
+        if (
+            not key
+            or text.casefold() in TOPICLESS_WORDS
+            or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1])
+        ):
             return
         counts[key] += 1
         weight[key] = max(weight.get(key, 0.0), w)
@@ -275,63 +266,3 @@ def _spelling(forms: Counter[str]) -> str:
     best = sorted(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     capital = best[:1].upper() + best[1:]
     return capital if capital != best and capital in forms else best
-
-
-def command_names(doc: Document) -> list[str]:
-    """Programs and subcommands the document shows being run, most used first. A line of a
-    shell block (`$ ./llama-bench -o csv`) names the longest part of its command that the prose
-    also names ("llama-bench"), or whose last word it writes as code ("run the `pointer`
-    command": `git lfs pointer`); an inline command (`llm aliases set <alias> <model-id>`) names
-    itself, when its program is run in a block, it has an option or the prose calls it a
-    command ("the `git lfs track` command")."""
-    prose = " ".join(b.text for b in doc.blocks if b.kind != "code")
-    spans = {c.strip() for b in doc.blocks if b.kind != "code" for c in b.code_spans}
-    counts: Counter[str] = Counter()
-    programs: set[str] = set()
-    for block in doc.blocks:
-        if block.kind != "code":
-            continue
-        for line in block.text.splitlines():
-            if not (line.startswith("$ ") or block.lang in _SHELL_LANGS):
-                continue
-            words = _command(line.removeprefix("$ "))
-            programs.update(words[:1])
-            # `git lfs pointer` is named when the prose names it, or its subcommand (`pointer`)
-            while words and not (
-                _mentions(" ".join(words), prose) or (len(words) > 2 and words[-1] in spans)
-            ):
-                words = words[:-1]
-            if words:
-                counts[" ".join(words)] += 1
-    for block in doc.blocks:
-        if block.kind == "code" or block.toc:
-            continue
-        for span in block.code_spans:
-            words = _command(span)
-            option = any(t.startswith("-") for t in span.split()[1:])
-            called = re.search(rf"(?<![\w-]){re.escape(span)}\s+commands?\b", block.text)
-            if len(span.split()) > 1 and words and (words[0] in programs or option or called):
-                counts[" ".join(words)] += 1
-    return sorted(counts, key=lambda c: -counts[c])
-
-
-def _command(line: str) -> list[str]:
-    """The program (its file name, without a path) and the plain words after it."""
-    tokens = line.split("#", 1)[0].split()
-    while tokens and ("=" in tokens[0] or tokens[0] == "sudo"):
-        tokens = tokens[1:]  # `OLLAMA_HOST=0.0.0.0 ollama serve`
-    if not tokens:
-        return []
-    program = _PROGRAM_RE.fullmatch(tokens[0])
-    if program is None or program.group(1) in _SHELL_TOOLS:
-        return []
-    words = [program.group(1)]
-    for token in tokens[1:MAX_COMMAND_WORDS]:
-        if not _SUBCOMMAND_RE.fullmatch(token):
-            break
-        words.append(token)
-    return words
-
-
-def _mentions(name: str, text: str) -> bool:
-    return re.search(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", text) is not None

@@ -9,40 +9,24 @@ from __future__ import annotations
 
 import re
 
+from wikic.language.stopwords import NEGATIONS, STOP_WORDS
+
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD_RE = re.compile(r"[a-zA-Z\u00C0-\u024F]{3,}")
-_NEGATIONS = {"not", "no", "never", "cannot", "none", "neither", "nor", "without"}
-_STOP = {
-    "the",
-    "and",
-    "that",
-    "this",
-    "with",
-    "for",
-    "are",
-    "was",
-    "were",
-    "has",
-    "have",
-    "its",
-    "from",
-    "which",
-    "than",
-}
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in (m.casefold() for m in _WORD_RE.findall(text)) if w not in _STOP}
+    return {w for w in (m.casefold() for m in _WORD_RE.findall(text)) if w not in STOP_WORDS}
 
 
 def _negated(text: str) -> bool:
     words = set(re.findall(r"[a-z']+", text.casefold()))
-    return bool(words & _NEGATIONS) or any(w.endswith("n't") for w in words)
+    return bool(words & NEGATIONS) or any(w.endswith("n't") for w in words)
 
 
 def conflict_reason(a: str, b: str, *, overlap: float = 0.6) -> str | None:
     """Why facts `a` and `b` look contradictory, or None."""
-    wa, wb = _content_words(a) - _NEGATIONS, _content_words(b) - _NEGATIONS
+    wa, wb = _content_words(a) - NEGATIONS, _content_words(b) - NEGATIONS
     if not wa or not wb:
         return None
     jaccard = len(wa & wb) / len(wa | wb)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from wikic.ingest import grounding as g
+from wikic.language import grounding as g
 from wikic.vault.names import name_key
 
 TEXT = (

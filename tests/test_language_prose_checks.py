@@ -1,17 +1,13 @@
-"""What counts as a whole fact, a cut summary and a prompt echo (vault/prose_checks.py).
+"""What counts as a whole fact, a cut summary and a prompt echo (language/prose_checks.py).
 
 The fragments are the ones ingest produced on real documents (issue 10); the whole facts are
 real sentences of the same documents, including the punctuation that fools a naive check."""
 
 from __future__ import annotations
 
-import ast
-import re
-from pathlib import Path
-
 import pytest
 
-from wikic.vault.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
+from wikic.language.prose_checks import cut_reason, fragment_reason, instruction_echo, plain
 
 FRAGMENTS = [
     ("Distilled Weight Quantization (DWQ)", "heading"),
@@ -137,8 +133,8 @@ def test_whole_summaries_pass(text: str) -> None:
         "You are a wiki compiler",
         "Return JSON with the title",
         "TASK: extract what this source says",
-        "subjects the source is about, each named exactly",  # a piece ≥ 30 characters
-        "Facts from the source",
+        "subjects this part is about, each named exactly",  # a piece ≥ 30 characters
+        "New facts from this source",  # a label, equal to a short sentence
         "`Reply with JSON`",
     ],
 )
@@ -162,65 +158,6 @@ def test_real_titles_are_not_echoes(title: str) -> None:
     assert instruction_echo(title) is None
 
 
-PROMPT_MODULES = (
-    "ingest/prompts.py",
-    "consolidate/prompts.py",
-    "query/compose.py",
-    "lint/semantic.py",
-)
-SRC = Path(__file__).resolve().parents[1] / "src" / "wikic"
-
-
-def _literal_parts(node: ast.AST) -> list[str]:
-    """The literal text of a string expression, one part per stretch between interpolations."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, ast.JoinedStr):
-        return [str(v.value) for v in node.values if isinstance(v, ast.Constant)]
-    if isinstance(node, ast.BinOp):
-        return _literal_parts(node.left) + _literal_parts(node.right)
-    return []
-
-
-def _prompt_openings() -> list[str]:
-    """The opening sentence of every prompt segment and every *PREAMBLE/*TASK constant in the
-    modules that build prompts (cut at `{…}` template fields): what a model copies when it is
-    asked for a title."""
-    openings = []
-    for rel in PROMPT_MODULES:
-        tree = ast.parse((SRC / rel).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            texts: list[str] = []
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "user" and node.args:
-                texts = _literal_parts(node.args[0])[:1]
-            elif isinstance(node, ast.Assign) and any(
-                re.search(r"(PREAMBLE|TASK)$", getattr(t, "id", "")) for t in node.targets
-            ):
-                texts = _literal_parts(node.value)[:1]
-            for text in texts:
-                pieces = [p.strip() for p in re.split(r"(?<=[.?:])\s+|\n+|\{\w*\}", text)]
-                openings += [p for p in pieces if len(p) >= 30][:1]
-    return openings
-
-
-def test_every_prompt_opening_is_recognised() -> None:
-    """A prompt's opening sentence that became a title is caught: keep INSTRUCTION_TEXTS and
-    INSTRUCTION_OPENINGS in step with the prompts."""
-    openings = _prompt_openings()
-    assert len(openings) >= 4  # the scan found the prompts (it reads the modules, not names)
-    assert [p for p in openings if instruction_echo(p) is None] == []
-
-
-def test_source_preamble_sentences_are_recognised() -> None:
-    """The preambles that frame source text as data: every sentence of them is caught."""
-    from wikic.consolidate.prompts import EPISODES_PREAMBLE
-    from wikic.ingest.prompts import SOURCE_PREAMBLE
-
-    for preamble in (SOURCE_PREAMBLE, EPISODES_PREAMBLE):
-        for piece in re.split(r"(?<=[.?!])\s+", preamble.strip()):
-            assert instruction_echo(piece) is not None, piece
-
-
 @pytest.mark.parametrize(
     ("text", "meta"),
     [
@@ -233,7 +170,7 @@ def test_source_preamble_sentences_are_recognised() -> None:
     ],
 )
 def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta: bool) -> None:
-    from wikic.vault.prose_checks import meta_reason
+    from wikic.language.prose_checks import meta_reason
 
     assert (meta_reason(text) is not None) is meta
 
@@ -248,6 +185,6 @@ def test_an_overview_about_the_page_is_not_one_about_its_subject(text: str, meta
     ],
 )
 def test_an_overview_made_of_table_cells_is_no_prose(text: str, row: bool) -> None:
-    from wikic.vault.prose_checks import table_row_reason
+    from wikic.language.prose_checks import table_row_reason
 
     assert (table_row_reason(text) is not None) is row

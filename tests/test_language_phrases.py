@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from wikic.ingest.candidates import topic_candidates
-from wikic.ingest.text import fact_sentences
+from wikic.language.phrases import topic_candidates
+from wikic.language.sentences import fact_sentences
 from wikic.vault.document import parse_document
 
 
@@ -53,7 +53,7 @@ def test_recurring_phrases_of_common_words_are_not_candidates() -> None:
 
 
 def test_commands_the_document_runs_are_named_by_their_program_and_subcommands() -> None:
-    from wikic.ingest.candidates import command_names
+    from wikic.language.commands import command_names
 
     doc = parse_document(
         "# llama.cpp/examples/llama-bench\n\nllama-bench can perform three types of tests:\n\n"
@@ -68,7 +68,7 @@ def test_commands_the_document_runs_are_named_by_their_program_and_subcommands()
 
 
 def test_a_command_is_named_by_the_subcommand_the_prose_writes_as_code() -> None:
-    from wikic.ingest.candidates import command_names
+    from wikic.language.commands import command_names
 
     doc = parse_document(
         "# Git LFS\n\nRun the `pointer` command to make a pointer file for a Git LFS file.\n\n"
@@ -166,3 +166,30 @@ def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
     assert "rustc-guide" in found and "deferred-free list" in found, found
     # an adjective, a part of a longer candidate said as often, a word said once
     assert not {"free-threaded", "deferred-free", "write-up", "pre-release"} & set(found), found
+
+
+def test_a_plural_noun_before_a_noun_is_not_a_verb() -> None:
+    """An -s word after a determiner is a plural noun qualifying the next ("the weights file",
+    "each models directory"); after its subject it is a verb with its object ("BPE merges
+    pairs", "that applies BPE")."""
+    from wikic.language.evidence import is_subject
+    from wikic.language.phrases import reads_as_verb
+    from wikic.language.sentences import Sentence
+
+    assert not reads_as_verb("weights", "the")
+    assert not reads_as_verb("models", "each")
+    assert reads_as_verb("merges", "BPE")
+    assert reads_as_verb("applies", "that")
+    assert not reads_as_verb("class", "the")  # no verb in -s: "-ss"
+    texts = [
+        "The loader reads the weights file from disk.",
+        "Copy the weights file into the models directory.",
+        "Each models directory holds one weights file.",
+        "The tokenizer splits text into tokens.",
+    ]
+    sentences = [Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts)]
+    found = topic_candidates(sentences)
+    assert "weights file" in found and "models directory" in found
+    assert is_subject("weights file", texts) and is_subject("models directory", texts)
+    assert not is_subject("splits text", texts)  # "The tokenizer splits text": a verb
+    assert not is_subject("weights file")  # with no text to read, an -s word opens a verb

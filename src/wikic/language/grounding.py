@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from wikic.language.stopwords import NEGATIONS, STOP_STEMS, STOP_WORDS
 from wikic.vault.names import name_key
 
 # names a model copies from the instructions instead of the source
@@ -23,7 +24,6 @@ _LEADING = {
     "the", "a", "an", "this", "that", "these", "those", "most", "some", "many", "all", "each",
     "every", "our", "its", "their", "his", "her", "any", "several", "such",
 }  # fmt: skip
-_STOP = {"of", "and", "or", "in", "on", "for", "to", "with", "by", "the", "a", "an", "is", "are"}
 _WORD_RE = re.compile(r"\w+")
 _EDGE_PUNCTUATION = " .,:;\"'`"
 _PAIRS = {"(": ")", "[": "]"}
@@ -92,19 +92,21 @@ def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     return name, ()
 
 
-def _keys(text: str) -> list[str]:
+def word_keys(text: str) -> list[str]:
+    """The words of `text` as name keys: case, accents and plurals do not count."""
     return [name_key(w) for w in _WORD_RE.findall(text)]
 
 
 def _content(words: Iterable[str]) -> set[str]:
-    return {w for w in words if w and w not in _STOP}
+    """The words (keys) that say something: not stop words, but negations ("--no-stream")."""
+    return {w for w in words if w and (w not in STOP_STEMS or w in NEGATIONS)}
 
 
 def names_in(names: Sequence[str], text: str) -> bool:
     """Whether one of `names` occurs in `text` as a run of words (case- and plural-insensitive)."""
-    words = _keys(text)
+    words = word_keys(text)
     for name in names:
-        wanted = _keys(name)
+        wanted = word_keys(name)
         n = len(wanted)
         if n and any(words[i : i + n] == wanted for i in range(len(words) - n + 1)):
             return True
@@ -113,15 +115,15 @@ def names_in(names: Sequence[str], text: str) -> bool:
 
 def mentions(names: Sequence[str], sentence: str) -> bool:
     """Whether `sentence` names the topic: all content words of one name appear in it."""
-    present = set(_keys(sentence))
-    return any(_content(_keys(n)) and _content(_keys(n)) <= present for n in names)
+    present = set(word_keys(sentence))
+    return any(_content(word_keys(n)) and _content(word_keys(n)) <= present for n in names)
 
 
 def related(alias: str, name: str) -> bool:
     """Whether `alias` can be another name for `name`: they share a content word, or one is
     the initials of the other (KV / key value). A small model's aliases are often just
     neighbouring topics; those would merge distinct pages."""
-    a, n = _content(_keys(alias)), _content(_keys(name))
+    a, n = _content(word_keys(alias)), _content(word_keys(name))
     if a & n:
         return True
 
@@ -143,7 +145,7 @@ def _abbreviates(short: str, name: str) -> bool:
     `short` is a shortening of a word of `name` (same first letter, then letters of it in
     order), the parts in the name's order, covering at least half of its content words."""
     parts = [p for p in re.split(r"[\s_.-]+", short.casefold()) if p]
-    words = [w for w in _WORD_RE.findall(name.casefold().replace("_", " ")) if w not in _STOP]
+    words = [w for w in _WORD_RE.findall(name.casefold().replace("_", " ")) if w not in STOP_WORDS]
     if len(parts) < 2 or 2 * len(parts) < len(words):
         return False
     i = 0
@@ -186,8 +188,8 @@ def guess_type(name: str, source_text: str, proposed: str) -> str:
 
 def grounded(summary: str, reference: str, *, share: float = 0.7) -> bool:
     """Whether most content words of `summary` occur in `reference`."""
-    words = _content(_keys(summary))
+    words = _content(word_keys(summary))
     if not words:
         return False
-    known = set(_keys(reference))
+    known = set(word_keys(reference))
     return len(words & known) / len(words) >= share

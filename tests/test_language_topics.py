@@ -1,11 +1,16 @@
-"""Structure-aware ingest: whole facts only, topics from headings, titles from the document."""
+"""Topics code finds in a document (wikic.language: section_topics, evidence, headings,
+definitions, commands) on real cases from the corpus: whole facts only, topics from headings,
+titles from the document."""
 
 from __future__ import annotations
 
 import pytest
 
-from wikic.ingest.structure import evidence_topics, heading_name, min_evidence, section_topics
-from wikic.ingest.text import fact_sentences, numbered_text
+from wikic.ingest.text import numbered_text
+from wikic.language.evidence import evidence_topics, min_evidence
+from wikic.language.headings import heading_name
+from wikic.language.section_topics import section_topics
+from wikic.language.sentences import fact_sentences
 from wikic.vault.document import parse_document
 
 README = """\
@@ -169,7 +174,7 @@ def test_a_phrase_heading_that_is_a_defined_term_names_it() -> None:
 
 
 def test_a_readme_that_never_names_its_subject_gives_it_the_labelled_sections() -> None:
-    from wikic.ingest.structure import title_topic
+    from wikic.language.section_topics import title_topic
 
     doc = parse_document(
         "# llama.cpp/examples/llama-bench\n\nPerformance testing tool for llama.cpp.\n\n"
@@ -234,7 +239,7 @@ def test_source_summary_fallback_opens_with_prose_not_a_list_item() -> None:
 
 
 def test_phrases_that_are_not_subjects_are_not_pages() -> None:
-    from wikic.ingest.structure import is_subject
+    from wikic.language.evidence import is_subject
 
     for junk in ("splits text", "adds support", "GiB", "N", "tokens second higher"):
         assert not is_subject(junk), junk
@@ -263,7 +268,7 @@ def test_an_alias_merges_topics_in_either_order_under_the_more_descriptive_name(
 
 def test_a_model_alias_that_names_the_whole_is_dropped_and_merges_nothing() -> None:
     from wikic.ingest.extract import Topic, ground_topics, merge_topics
-    from wikic.ingest.text import Sentence
+    from wikic.language.sentences import Sentence
 
     text = "Git LFS stores big files. Run git lfs track to pick them. GitHub hosts Git LFS."
     sentences = {
@@ -282,7 +287,7 @@ def test_a_model_alias_that_names_the_whole_is_dropped_and_merges_nothing() -> N
 
 
 def test_the_title_names_its_subject() -> None:
-    from wikic.ingest.structure import subject_name
+    from wikic.language.headings import subject_name
 
     def subject(text: str) -> tuple[str, tuple[str, ...]] | None:
         return subject_name(parse_document(text + "\n\nSome text here.\n", filename="x.md"))
@@ -377,7 +382,7 @@ Properties are shown in the window. The Properties window lists the Properties o
 
 
 def test_flags_lose_their_argument_and_pair_with_their_short_form() -> None:
-    from wikic.ingest.structure import code_terms, flag_aliases
+    from wikic.language.commands import code_terms, flag_aliases
 
     doc = parse_document(TIPS, filename="tips.md")
     terms = code_terms(doc)
@@ -391,7 +396,8 @@ def test_flags_lose_their_argument_and_pair_with_their_short_form() -> None:
 
 
 def test_precise_names_named_once_outrank_a_phrase_named_as_often() -> None:
-    from wikic.ingest.structure import code_terms, flag_aliases, is_precise, topic_weight
+    from wikic.language.commands import code_terms, flag_aliases, is_precise
+    from wikic.language.evidence import topic_weight
 
     doc = parse_document(TIPS, filename="tips.md")
     sentences = fact_sentences(doc)
@@ -415,7 +421,7 @@ def test_precise_names_named_once_outrank_a_phrase_named_as_often() -> None:
 
 
 def test_facts_keep_their_inline_code_marked() -> None:
-    from wikic.ingest.text import with_code_spans
+    from wikic.language.sentences import with_code_spans
 
     spans = ["llm aliases set", "llm", "<x>", "absent"]
     assert with_code_spans("Run llm aliases set <x> with llm.", spans) == (
@@ -456,7 +462,7 @@ def test_a_thin_topic_takes_the_rest_of_its_paragraph() -> None:
 
 
 def test_a_term_defined_with_its_abbreviation_is_a_topic_named_by_either() -> None:
-    from wikic.ingest.structure import defined_abbreviations
+    from wikic.language.definitions import defined_abbreviations
 
     doc = parse_document(
         "# QSBR\n\nSafe memory reclamation (SMR) schemes delay the free operation until readers "
@@ -510,7 +516,7 @@ llm aliases remove gpt4
 
 
 def test_a_command_page_gets_the_code_blocks_that_run_it() -> None:
-    from wikic.ingest.structure import code_examples
+    from wikic.language.commands import code_examples
 
     doc = parse_document(ALIASES_DOC, filename="aliases.md")
     sentences = fact_sentences(doc)
@@ -563,7 +569,7 @@ def test_a_command_page_gets_the_code_blocks_that_run_it() -> None:
     ],
 )
 def test_a_phrase_used_as_a_clause_names_no_page(name: str, texts: list[str], clause: bool) -> None:
-    from wikic.ingest.structure import reads_as_clause
+    from wikic.language.evidence import reads_as_clause
 
     assert reads_as_clause(name, texts) is clause
 
@@ -581,7 +587,7 @@ def test_evidence_topics_skip_a_clause_but_keep_a_known_command() -> None:
 
 
 def test_a_one_word_heading_takes_the_name_the_prose_qualifies_it_with() -> None:
-    from wikic.ingest.structure import specific_name
+    from wikic.language.headings import specific_name
 
     server = [
         "Git LFS needs a URL endpoint to talk to a remote server.",
@@ -606,7 +612,7 @@ def test_section_topics_name_a_one_word_heading_as_the_prose_does() -> None:
 
 
 def test_a_one_word_code_name_and_its_kind_word_make_a_name() -> None:
-    from wikic.ingest.structure import kind_names
+    from wikic.language.definitions import kind_names
 
     doc = parse_document(
         "# Git LFS\n\nGit LFS uses the `clean` and `smudge` filters. The `clean` filter runs "
@@ -618,7 +624,7 @@ def test_a_one_word_code_name_and_its_kind_word_make_a_name() -> None:
 
 
 def test_a_lower_case_abbreviation_defines_a_term_when_its_letters_are_the_initials() -> None:
-    from wikic.ingest.structure import defined_abbreviations
+    from wikic.language.definitions import defined_abbreviations
 
     doc = parse_document(
         "# Bench\n\n- Prompt processing (pp): processing a prompt in batches.\n"
@@ -685,7 +691,7 @@ def test_a_section_whose_example_runs_an_option_its_heading_names_is_that_option
 def test_a_section_whose_example_runs_a_subcommand_its_heading_names_is_that_commands_page() -> (
     None
 ):
-    from wikic.ingest.structure import section_command
+    from wikic.language.section_topics import section_command
 
     text = (
         "# LLM\n\n## New mechanism for storing API keys\n\nKeys can now be saved using "
@@ -720,7 +726,8 @@ def test_a_definition_item_with_its_abbreviation_is_a_whole_fact() -> None:
 
 
 def test_a_short_flag_in_prose_names_its_long_form_and_table_rows_come_after_prose() -> None:
-    from wikic.ingest.structure import code_terms, defined_abbreviations, flag_aliases
+    from wikic.language.commands import code_terms, flag_aliases
+    from wikic.language.definitions import defined_abbreviations
 
     doc = parse_document(BENCH, filename="bench.md")
     assert "--repetitions" in code_terms(doc) and "-r" not in code_terms(doc)
@@ -743,7 +750,7 @@ def test_a_short_flag_in_prose_names_its_long_form_and_table_rows_come_after_pro
 
 
 def test_prose_identifiers_come_from_prose_not_from_inside_code_spans() -> None:
-    from wikic.ingest.structure import code_terms
+    from wikic.language.commands import code_terms
 
     doc = parse_document(
         "# Profiling\n\nThe files follow the format `{crate}-{pid}.{events,string_data}`. "
@@ -755,7 +762,7 @@ def test_prose_identifiers_come_from_prose_not_from_inside_code_spans() -> None:
 
 
 def test_a_code_name_loses_its_placeholder_path_and_its_list_of_values() -> None:
-    from wikic.ingest.structure import code_terms
+    from wikic.language.commands import code_terms
 
     doc = parse_document(
         "# Bench\n\n```\n  -n, --n-gen <n>   (default: 128)\n```\n\n"
@@ -768,7 +775,7 @@ def test_a_code_name_loses_its_placeholder_path_and_its_list_of_values() -> None
 
 
 def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
-    from wikic.ingest.structure import kind_commands
+    from wikic.language.commands import kind_commands
 
     names, aliases = kind_commands(
         ["pointer command", "clean filter", "track command"], ["git lfs pointer", "git lfs"]
@@ -778,7 +785,7 @@ def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
 
 
 def test_a_name_only_listed_among_other_code_names_is_not_what_a_sentence_is_about() -> None:
-    from wikic.ingest.structure import only_listed
+    from wikic.language.evidence import only_listed
 
     listed = "With the exception of `-r`, `-o` and `-v`, all options can be repeated."
     assert only_listed(["-v", "--verbose"], listed)
@@ -826,7 +833,7 @@ Quantization is a method of compression that lets the model fit in less space.
 
 
 def test_a_question_heading_is_the_page_of_the_name_it_asks_about() -> None:
-    from wikic.ingest.structure import question_names
+    from wikic.language.headings import question_names
 
     assert question_names("Why is networking slow in WSL2 on Windows 10?") == ["WSL2"]
     assert question_names("What does the q mean? What is quantization?") == ["quantization"]
@@ -843,7 +850,7 @@ def test_a_question_heading_is_the_page_of_the_name_it_asks_about() -> None:
 
 
 def test_a_one_word_heading_and_the_phrase_its_section_uses_are_one_page() -> None:
-    from wikic.ingest.structure import named_by_phrase
+    from wikic.language.section_topics import named_by_phrase
 
     doc = parse_document(
         "# Git LFS\n\n## The Pointer\n\nPointer files are small text files. A pointer file "
@@ -885,7 +892,7 @@ def test_a_link_named_as_its_address_ends_names_a_project_a_page_of_its_own() ->
     (`[Windows](…/settings/windows/#proxies)`) or one whose text is not the address's last part
     names nothing."""
     from wikic.ingest.extract import finish_extraction
-    from wikic.ingest.structure import linked_names
+    from wikic.language.definitions import linked_names
     from wikic.llm.backend import EMPTY_STATS, Generation
 
     text = (
@@ -906,7 +913,7 @@ def test_a_link_named_as_its_address_ends_names_a_project_a_page_of_its_own() ->
 
 
 def test_a_command_written_without_its_program_is_an_alias_of_the_command() -> None:
-    from wikic.ingest.structure import shorthand_commands
+    from wikic.language.commands import shorthand_commands
 
     commands = ["uv pip install", "pip install", "uv venv", "pip", "uv pip sync", "pip sync"]
     assert shorthand_commands(commands) == {
@@ -917,7 +924,7 @@ def test_a_command_written_without_its_program_is_an_alias_of_the_command() -> N
 
 
 def test_a_name_the_document_shortens_is_one_page_with_the_short_name_as_alias() -> None:
-    from wikic.ingest.structure import short_names
+    from wikic.language.definitions import short_names
 
     doc = parse_document(
         "# Backends\n\nThe backend is `rustc_codegen_cranelift` or `cg_cranelift` for short. "
@@ -960,7 +967,7 @@ def test_a_model_summary_cut_inside_a_bracket_gives_way_to_the_opening() -> None
 
 def test_a_one_word_code_name_counts_only_its_verbatim_mentions() -> None:
     """`rust` written as code is the repository; "Rust" in prose is the language."""
-    from wikic.ingest.structure import names_sentence
+    from wikic.language.evidence import names_sentence
 
     assert names_sentence("rust", "Bring it to the `rust` repo.", verbatim=True)
     assert not names_sentence("rust", "A backend written in Rust.", verbatim=True)
@@ -1032,7 +1039,7 @@ def test_a_heading_of_rules_names_the_thing_they_govern() -> None:
 
 
 def test_a_name_the_document_defines_is_a_topic_though_a_longer_name_holds_it() -> None:
-    from wikic.ingest.structure import defined_subjects
+    from wikic.language.definitions import defined_subjects
 
     doc = parse_document(
         "# Cranelift backend for rustc\n\nCranelift is a code generation backend written in "
@@ -1056,7 +1063,7 @@ def test_a_quote_right_after_a_code_block_is_its_output_not_a_fact() -> None:
 
 
 def test_a_flag_written_with_its_value_names_the_flag() -> None:
-    from wikic.ingest.structure import code_terms
+    from wikic.language.commands import code_terms
 
     doc = parse_document(
         "# Backends\n\n`rustc` loads a backend with the unstable "
