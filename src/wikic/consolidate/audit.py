@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from wikic.consolidate.episodes import page_blocks
+from wikic.language.prose_checks import cut_reason, plain
 from wikic.vault.links import parse_links
 from wikic.vault.pages import Page
-from wikic.vault.prose_checks import cut_reason, plain
 from wikic.vault.tree import Vault
 
 MIN_WORD_SHARE = 0.75  # of a piece's content words, the cited block must hold at least this
