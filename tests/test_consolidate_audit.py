@@ -4,7 +4,9 @@ it cites, and what counts as cut; on small constructed pages."""
 from __future__ import annotations
 
 from tests.helpers.consolidate_fakes import episode_page
+from tests.helpers.wikitools import commit_pages, make_wiki
 from wikic.consolidate.audit import audit, lacks, pieces
+from wikic.lint import LintOptions, run_lint
 from wikic.vault.tree import Vault
 
 BLOCK = "The nightly export job died on the staging runner: the orders file passed 2 GB."
@@ -93,3 +95,31 @@ def test_audit_reads_marked_lines_and_the_lead_of_pattern_pages_only(tmp_path) -
     assert audit(vault) == []
     (tmp_path / "concepts/export-job.md").write_text(concept.replace("2 GB", "4 GB"))
     assert [p.kind for p in audit(Vault.load(tmp_path))] == ["unsupported"]
+
+
+def test_lint_finds_a_cut_sentence_anywhere_in_a_digest_or_a_consolidated_line(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    source = episode_page("2026-04-27-monday", "Monday", [BLOCK, "Dentist at 16:00."])
+    cite, cite2 = "[[sources/2026-04-27-monday#^p1]]", "[[sources/2026-04-27-monday#^p2]]"
+    digest = _digest(
+        f"The nightly export job died on the staging runner, {cite} Dentist at 16:00. {cite2}",
+        f"- 2026-04-27: Dentist at 16:00. {cite2}",
+    )
+    concept = (
+        "---\ntype: concept\ntitle: Export job\nsummary: The export job died.\n---\n\n"
+        f"# Export job\n\nThe export job died. {cite}\n\n## Evidence\n\n"
+        f"- 2026-04-27: The orders file passed {cite} ^c-2026-w18-000000\n"
+    )
+    commit_pages(
+        paths,
+        {
+            "wiki/sources/2026-04-27-monday.md": source,
+            "wiki/digests/2026-W18.md": digest,
+            "wiki/concepts/export-job.md": concept,
+        },
+    )
+    found = [f for f in run_lint(paths, LintOptions()).findings if f.rule == "cut-summary"]
+    assert sorted((f.page, f.message[:40]) for f in found) == [
+        ("wiki/concepts/export-job.md", "sentence ends mid-sentence (after 'passe"),
+        ("wiki/digests/2026-W18.md", "sentence ends mid-sentence (after 'runne"),
+    ]
