@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -13,9 +14,10 @@ from tests.helpers.consolidate_fakes import ConsolidateScript, ScriptedPattern, 
 from tests.helpers.wikitools import commit_pages, git, make_wiki, page_text
 from wikic.config import Config, parse_config
 from wikic.consolidate import ConsolidateRequest, consolidate
+from wikic.consolidate.audit import audit
 from wikic.consolidate.episodes import Episode, EpisodeBlock, find_episodes, page_blocks
 from wikic.consolidate.plan import batch, plan_periods
-from wikic.consolidate.render import is_ours, marked
+from wikic.consolidate.render import is_ours, marked, strip_period
 from wikic.errors import UsageError
 from wikic.lint import LintOptions, run_lint
 from wikic.paths import WikiPaths
@@ -23,6 +25,7 @@ from wikic.status import wiki_status
 from wikic.vault.episodes import episode_date, period_bounds, period_key
 from wikic.vault.links import parse_links
 from wikic.vault.pages import parse_page
+from wikic.vault.prose import escape
 from wikic.vault.tree import Vault
 
 TODAY = dt.date(2026, 4, 13)
@@ -45,7 +48,11 @@ NOTES = {
         "Sent the offsite agenda to Ana.",
     ],
 }
-PATTERN = ScriptedPattern("port 8080", "Integration tests fail in CI when they share port 8080.")
+PATTERN = ScriptedPattern(
+    "port 8080", statement="The CI build failed because the integration tests share port 8080."
+)
+NAME = "The CI build failed again because the integration tests share port 8080"  # code's
+PAGE = "concepts/the-ci-build-failed-again-because-the-integration-tests-share-port-8080.md"
 DIGEST = [("The CI build failed on three days because integration tests share port 8080.", (PORT,))]
 
 
@@ -172,8 +179,9 @@ def test_pattern_from_three_episodes_becomes_a_cited_concept_page(wiki) -> None:
     (outcome,) = report.outcomes
     assert outcome.status == "consolidated" and outcome.period == "2026-W14"
     (pattern,) = outcome.patterns
-    assert pattern["page"] == "concepts/port-8080.md"
-    concept = page(wiki, "wiki/" + str(pattern["page"]))
+    assert pattern["name"] == NAME  # code's phrase for it: what recurs, not a shared word
+    assert pattern["page"] == PAGE
+    concept = page(wiki, "wiki/" + PAGE)
     cited = {(lnk.target, lnk.block) for lnk in parse_links(concept.body) if lnk.block}
     assert cited == {(f"sources/2026-04-0{d}-log", "p1") for d in (1, 2, 3)}
     for day in (1, 2, 3):  # every episode's sentence, verbatim
@@ -181,21 +189,27 @@ def test_pattern_from_three_episodes_becomes_a_cited_concept_page(wiki) -> None:
     assert "Lunch" not in concept.body and "Dentist" not in concept.body
     assert "offsite" not in concept.body
     assert concept.props["type"] == "concept"
+    # the page opens with the model's statement, cited to the note that holds it
+    lead = concept.body.split("## ")[0]
+    assert f"{PATTERN.statement} [[sources/2026-04-01-log#^p1]]" in lead
     assert lint_problems(wiki) == []
     # one commit for the period, with the log entry
     assert git(wiki.root, "log", "-1", "--format=%s").startswith("consolidate: Week 2026-W14")
     log = (wiki.log_md).read_text()
     assert "## [2026-04-13] consolidate | Week 2026-W14" in log
-    assert "pattern “port 8080” (new page [[concepts/port-8080#Evidence|port 8080]])" in log
-    # the prompt shows every block with its id
-    assert "[e4p1] The release notes" in backend.history[0].prompt
+    assert f"pattern “{NAME}” (new page [[{PAGE[:-3]}#Evidence|{NAME}]])" in log
+    # the prompt shows every block with its id, and what recurs with an id the model may name
+    prompt = backend.history[0].prompt
+    assert "[e4p1] The release notes" in prompt
+    assert f"[r1] PATTERN, 3 notes (2026-04-01, 2026-04-02, 2026-04-03): {NAME}" in prompt
 
 
-def test_digest_cites_episode_blocks_in_every_sentence_and_links_every_episode(wiki) -> None:
+def test_digest_sentences_are_held_by_what_they_cite_and_one_offs_are_listed(wiki) -> None:
     script = ConsolidateScript(
         [
             *DIGEST,
             ("Ana and the team planned the offsite over a long lunch with pizza.", ("Lunch",)),
+            ("CI went red once more when integration tests ran in parallel,", ("CI went",)),
         ],
         [PATTERN],
     )
@@ -204,32 +218,36 @@ def test_digest_cites_episode_blocks_in_every_sentence_and_links_every_episode(w
     assert digest.props["type"] == "digest" and digest.props["period"] == "2026-W14"
     lead = digest.body.split("## ")[0].split("\n\n", 1)[1].strip()
     sentences = re.split(r"(?<=\]\])\s+(?=[A-Z])", lead)
-    assert len(sentences) == 2
     for sentence in sentences:
         assert re.search(r"\[\[sources/2026-04-0\d-log#\^p\d\]\]$", sentence), sentence
-    # the second sentence is not made of its block's words: the block's own sentence instead
-    assert "pizza" not in digest.body
-    assert "Lunch with Ana about the offsite agenda. [[sources/2026-04-01-log#^p2]]" in digest.body
+    # the model's sentence, cited only to the note that holds it (not "three days")
+    assert sentences[0] == f"{DIGEST[0][0]} [[sources/2026-04-01-log#^p1]]"
+    assert "pizza" not in digest.body  # no note says it
+    assert "in parallel," not in digest.body  # cut at a comma
+    once = digest.body.split("## Once this period")[1].split("## ")[0]
+    assert "- 2026-04-03: Dentist appointment at four. [[sources/2026-04-03-log#^p2]]" in once
     linked = {lnk.target for lnk in parse_links(digest.body.split("## Episodes")[1])}
     assert linked == {f"sources/{slug}" for slug in NOTES}
-    assert any("not supported" in n for n in report.outcomes[0].notes)
+    assert any("no note holds" in n for n in report.outcomes[0].notes)
+    assert audit(Vault.load(wiki.wiki)) == []
 
 
-def test_code_rejects_a_pattern_from_two_episodes_whatever_the_model_claims(wiki) -> None:
-    two = ScriptedPattern("offsite agenda", "The offsite agenda recurs in every note about Ana.")
-    report, backend = run(wiki, ConsolidateScript(DIGEST, [two]))
-    assert "offsite agenda (2 episodes)" in backend.history[0].prompt
+def test_what_recurs_in_two_episodes_only_is_no_pattern_whatever_the_model_claims(wiki) -> None:
+    two = ScriptedPattern("offsite agenda", name="the offsite agenda with Ana")
+    report, backend = run(wiki, ConsolidateScript(DIGEST, [PATTERN, two]))
+    prompt = backend.history[0].prompt
+    assert re.search(r"\[r2\] 2 notes \(2026-04-01, 2026-04-04\): .*offsite agenda", prompt)
     (outcome,) = report.outcomes
-    assert outcome.patterns == []
-    assert outcome.rejected[0]["name"] == "offsite agenda"
-    assert "2 distinct episode(s), 3 needed" in str(outcome.rejected[0]["why"])
-    assert not (wiki.wiki / "concepts").exists() or not list((wiki.wiki / "concepts").iterdir())
-    assert "weak evidence, not extracted: “offsite agenda”" in wiki.log_md.read_text()
+    assert [p["name"] for p in outcome.patterns] == [NAME]  # r2 is not in the schema's enum
+    (rejected,) = outcome.rejected
+    assert "offsite agenda" in str(rejected["name"])
+    assert rejected["why"] == "2 distinct episode(s) so far, 3 needed"
+    assert "recurs, not yet a pattern:" in wiki.log_md.read_text()
     # the episodes are consolidated all the same: their one-off content stays in them
     assert page(wiki, "wiki/sources/2026-04-01-log.md").props["consolidated"] == TODAY
 
 
-def test_a_term_shared_by_coincidence_is_not_a_pattern(tmp_path) -> None:
+def test_words_shared_by_coincidence_are_no_pattern(tmp_path) -> None:
     paths = make_wiki(tmp_path / "w")
     add_episodes(
         paths,
@@ -239,10 +257,10 @@ def test_a_term_shared_by_coincidence_is_not_a_pattern(tmp_path) -> None:
             "2026-04-03-c": ["Submitted the tax form before Friday."],
         },
     )
-    report, _ = run(paths, ConsolidateScript([], [ScriptedPattern("Friday", "Friday recurs.")]))
+    report, backend = run(paths, ConsolidateScript([], []))
     (outcome,) = report.outcomes
-    assert outcome.patterns == [] and outcome.created == []
-    assert any("share nothing else" in n for n in outcome.notes)
+    assert outcome.patterns == [] and outcome.created == [] and outcome.rejected == []
+    assert "nothing said again in different notes yet" in backend.history[0].prompt
 
 
 def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
@@ -259,19 +277,14 @@ def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
     )
     script = ConsolidateScript(
         DIGEST,
-        [
-            ScriptedPattern(
-                PATTERN.name,
-                PATTERN.statement,
-                target="concepts/continuous-integration#Flaky integration tests",
-            )
-        ],
+        [replace(PATTERN, target="concepts/continuous-integration#Flaky integration tests")],
     )
     report, backend = run(wiki, script)
     prompt = backend.history[0].prompt
-    assert "concepts/continuous-integration (Continuous integration)" in prompt
-    assert "concepts/continuous-integration#Flaky integration tests" in prompt
-    assert "concepts/cooking" not in prompt  # not similar to any episode
+    # the section before its page: the most specific first
+    section = prompt.index("concepts/continuous-integration#Flaky integration tests")
+    assert section < prompt.index("concepts/continuous-integration (Continuous integration)")
+    assert "concepts/cooking" not in prompt  # not similar to what recurs
     (pattern,) = report.outcomes[0].patterns
     assert (pattern["page"], pattern["section"]) == (
         "concepts/continuous-integration.md",
@@ -279,59 +292,54 @@ def test_pattern_goes_to_the_most_specific_existing_section(wiki) -> None:
     )
     assert report.outcomes[0].created == []
     ci = page(wiki, "wiki/concepts/continuous-integration.md").body
-    section = ci.split("## Flaky integration tests")[1]
-    assert "Integration tests sometimes fail in CI." in section  # the user's line stays
-    assert section.count("[[sources/2026-04-0") >= 3
+    section_text = ci.split("## Flaky integration tests")[1]
+    assert "Integration tests sometimes fail in CI." in section_text  # the user's line stays
+    assert section_text.count("[[sources/2026-04-0") >= 3
     episode = page(wiki, "wiki/sources/2026-04-02-log.md").body
     assert "[[concepts/continuous-integration#Flaky integration tests" in episode
     assert [p for p in lint_problems(wiki) if "cooking" not in p] == []
 
 
-def test_targets_leave_out_pages_the_episode_already_links(wiki) -> None:
-    commit_pages(wiki, {"wiki/concepts/ci-port.md": page_text("CI port", "Port 8080 in CI.")})
-    for day in (1, 2, 3):
-        rel = f"wiki/sources/2026-04-0{day}-log.md"
-        text = (
-            (wiki.root / rel)
-            .read_text()
-            .replace("## Text", "## Pages\n\n- [[concepts/ci-port|CI port]]\n\n## Text")
-        )
-        commit_pages(wiki, {rel: text})
-    _, backend = run(wiki, ConsolidateScript(DIGEST, []))
-    assert "concepts/ci-port" not in backend.history[0].prompt.split("EXISTING PAGES")[1]
+def test_code_picks_a_section_named_by_what_recurs_when_the_model_says_new(wiki) -> None:
+    commit_pages(
+        wiki,
+        {
+            "wiki/concepts/continuous-integration.md": page_text(
+                "Continuous integration",
+                "CI runs the integration tests on every push.\n\n"
+                "## Flaky integration tests\n\n- Integration tests sometimes fail in CI.\n",
+            ),
+        },
+    )
+    report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))  # target "new"
+    (pattern,) = report.outcomes[0].patterns
+    assert pattern["section"] == "Flaky integration tests"  # two of its words name it
 
 
 def test_later_episodes_saying_otherwise_get_a_dated_change_entry(tmp_path) -> None:
     paths = make_wiki(tmp_path / "w")
+    fixed = "Raising max_tokens fixed the truncated JSON from the small model."
+    not_fixed = "Raising max_tokens did not fix the truncated JSON from the small model after all."
     add_episodes(
         paths,
         {
-            "2026-04-06-log": ["Raising max_tokens fixed the truncated JSON from the small model."],
-            "2026-04-07-log": ["The small model produced truncated JSON again."],
-            "2026-04-09-log": [
-                "Raising max_tokens did not fix the truncated JSON; a grammar constraint did."
-            ],
+            "2026-04-06-log": [fixed],
+            "2026-04-07-log": ["The small model produced truncated JSON again, with max_tokens."],
+            "2026-04-09-log": [not_fixed, "A grammar constraint fixed it."],
         },
     )
-    pattern = ScriptedPattern(
-        "truncated JSON",
-        "The small model produced truncated JSON.",
-        changed=(
-            "a grammar constraint",
-            "Raising max_tokens fixed",
-            "a grammar constraint fixed the truncated JSON, raising max_tokens did not",
-        ),
-    )
-    run(
-        paths,
-        ConsolidateScript([("The small model produced truncated JSON.", ("JSON",))], [pattern]),
-    )
-    body = page(paths, "wiki/concepts/truncated-json.md").body
-    assert body.count("[[sources/2026-04-0") >= 6  # the statement and one line per episode
+    report, _ = run(paths, ConsolidateScript([], []))  # the model sees no change: code does
+    (pattern,) = report.outcomes[0].patterns
+    assert pattern["changed"]
+    body = page(paths, "wiki/" + str(pattern["page"])).body
     changes = body.split("### How this changed")[1]
-    assert changes.strip().startswith("- 2026-04-09: a grammar constraint fixed")  # ordered by date
-    assert "[[sources/2026-04-06-log#^p1]] [[sources/2026-04-09-log#^p1]]" in changes
+    assert changes.strip().startswith(
+        f"- 2026-04-09: {escape(not_fixed)} [[sources/2026-04-09-log#^p1]] "
+        f"Before, on 2026-04-06: {escape(fixed)} [[sources/2026-04-06-log#^p1]] ^c-2026-w15-"
+    )
+    assert "fixed" not in str(pattern["name"])  # a change does not name what recurs
     assert "contradiction" not in body.casefold()
+    assert audit(Vault.load(paths.wiki)) == []
 
 
 def test_compress_sets_flat_consolidated_and_gist_properties(wiki) -> None:
@@ -343,6 +351,14 @@ def test_compress_sets_flat_consolidated_and_gist_properties(wiki) -> None:
         assert "[[digests/2026-W14|" in ep.body  # LINK to the digest
         assert all(not isinstance(v, dict) for v in ep.props.values())
     assert (wiki.raw / "2026-04-01-log.md").exists()  # raw files stay
+
+
+def test_a_long_first_sentence_is_a_whole_gist(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    long = "The build " + "and the cache " * 30 + "broke."
+    add_episodes(paths, {"2026-04-01-log": [long]})
+    run(paths, ConsolidateScript([], []))
+    assert page(paths, "wiki/sources/2026-04-01-log.md").props["gist"] == long
 
 
 def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
@@ -357,7 +373,7 @@ def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
     report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
     (outcome,) = report.outcomes
     assert outcome.redo and len(outcome.episodes) == 5
-    body = page(wiki, "wiki/concepts/port-8080.md").body
+    body = page(wiki, "wiki/" + PAGE).body
     assert body.count("2026-04-02-log#^p1]] ^c-") == 1  # replaced, not duplicated
     assert "[[sources/2026-04-05-log#^p1]]" in body
     assert lint_problems(wiki) == []
@@ -365,7 +381,7 @@ def test_rerun_is_a_noop_and_new_episode_redoes_its_period(wiki) -> None:
 
 def test_force_replaces_its_own_lines_and_keeps_edited_ones(wiki) -> None:
     run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
-    rel = "wiki/concepts/port-8080.md"
+    rel = "wiki/" + PAGE
     text = (wiki.root / rel).read_text()
     edited = text.replace(
         "2026-04-02: Another CI failure", "2026-04-02: (checked) Another CI failure"
@@ -385,6 +401,11 @@ def test_marks_recognise_unedited_lines_only() -> None:
     assert is_ours(line, "2026-W14")
     assert not is_ours(line, "2026-W15")
     assert not is_ours(line.replace("a fact", "a better fact"), "2026-W14")
+
+
+def test_a_redo_keeps_a_section_that_was_empty_before() -> None:
+    text = "# T\n\n## Text\n\n## Notes\n\nA. ^p1\n\n## Done\n\n" + marked("- x", "2026-W14")
+    assert strip_period(text, "2026-W14") == "# T\n\n## Text\n\n## Notes\n\nA. ^p1\n"
 
 
 def test_dry_run_plans_without_model_or_writes(wiki) -> None:
@@ -415,100 +436,83 @@ def test_episode_dirs_make_undated_notes_episodes(tmp_path) -> None:
     assert Config().consolidate.episode_dirs == []
 
 
-def test_candidates_are_terms_shared_by_episodes() -> None:
-    from wikic.consolidate.candidates import find_candidates
-    from wikic.consolidate.targets import Target
-
-    def ep(day: int, *texts: str) -> Episode:
-        blocks = tuple(EpisodeBlock(f"p{i + 1}", t, (t,)) for i, t in enumerate(texts))
-        return Episode(
-            f"sources/{day}.md", "", "t", dt.date(2026, 4, day), "", blocks, None, frozenset()
-        )
-
-    episodes = [
-        ep(1, "The shell lost LD_PRELOAD, so OpenBLAS was missing again today.", "Lunch."),
-        ep(2, "OpenBLAS was missing after the reboot, same as yesterday."),
-        ep(3, "Integration tests on port 8080 failed; OpenBLAS too."),
-        ep(4, "Port 8080 was busy again today."),
-    ]
-    pages = [
-        Target("t1", "concepts/lunch.md", None, "Lunch", ""),
-        Target("t2", "x.md", None, "Tax", ""),
-    ]
-    found = {c.name: c.episodes for c in find_candidates(episodes, targets=pages)}
-    assert found["OpenBLAS"] == 3
-    assert found["port 8080"] == 2  # a word and a number make a phrase
-    assert "port" not in found and "Port" not in found  # "port 8080" covers it (same episodes)
-    assert not {"again", "today", "yesterday", "the", "was"} & set(found)  # everyday words
-    assert found["Lunch"] == 1 and "Tax" not in found  # titles an episode mentions
-
-
-def test_a_pattern_of_earlier_weeks_keeps_collecting_episodes(wiki) -> None:
+def test_a_pattern_of_earlier_weeks_is_extended_by_a_later_episode(wiki) -> None:
     run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
     add_episodes(wiki, {"2026-04-07-log": ["Port 8080 clashed between integration tests in CI."]})
-    later = ScriptedPattern(PATTERN.name, PATTERN.statement, target="concepts/port-8080")
-    report, backend = run(wiki, ConsolidateScript(DIGEST, [later]))
-    assert "port 8080 (1 episodes)" in backend.history[0].prompt  # the page's title, mentioned
+    report, backend = run(wiki, ConsolidateScript(DIGEST, []))
+    assert "PATTERN, 4 notes (2026-04-01, 2026-04-02, 2026-04-03, 2026-04-07)" in (
+        backend.history[0].prompt
+    )
     (outcome,) = report.outcomes
     assert outcome.period == "2026-W15"
-    (pattern,) = outcome.patterns  # one episode now, three cited by the section before
-    assert (pattern["page"], pattern["section"]) == ("concepts/port-8080.md", "Evidence")
-    body = page(wiki, "wiki/concepts/port-8080.md").body
+    (pattern,) = outcome.patterns  # the section citing its earlier notes: the same pattern
+    assert (pattern["page"], pattern["section"]) == (PAGE, "Evidence")
+    assert outcome.created == []
+    body = page(wiki, "wiki/" + PAGE).body
     assert "[[sources/2026-04-07-log#^p1]]" in body
     assert body.count("2026-04-01: The CI build failed") == 1  # W14's lines untouched
-    assert "[[concepts/port-8080#Evidence|" in page(wiki, "wiki/sources/2026-04-07-log.md").body
+    assert f"[[{PAGE[:-3]}#Evidence|" in page(wiki, "wiki/sources/2026-04-07-log.md").body
     assert lint_problems(wiki) == []
 
 
-def test_two_terms_with_the_same_evidence_are_one_pattern(wiki) -> None:
-    twin = ScriptedPattern("integration tests", "Integration tests share port 8080 in CI.")
-    report, _ = run(wiki, ConsolidateScript(DIGEST, [PATTERN, twin]))
-    (pattern,) = report.outcomes[0].patterns
-    assert pattern["name"] == "port 8080" and len(pattern["episodes"]) == 3  # type: ignore[arg-type]
-    assert report.outcomes[0].created == ["concepts/port-8080.md"]
-
-
-def test_a_digest_sentence_cites_only_the_blocks_it_draws_on(wiki) -> None:
-    script = ConsolidateScript([("Lunch with Ana about the offsite agenda.", ("Lunch", "Dentist"))])
-    run(wiki, script)
-    digest = page(wiki, "wiki/digests/2026-W14.md").body
-    assert "Lunch with Ana about the offsite agenda. [[sources/2026-04-01-log#^p2]]\n" in digest
+def test_two_notes_of_one_week_and_one_of_the_next_make_a_pattern_citing_all(tmp_path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    add_episodes(paths, {k: NOTES[k] for k in ("2026-04-01-log", "2026-04-02-log")})
+    first, _ = run(paths, ConsolidateScript([], []))
+    assert first.outcomes[0].patterns == []  # two notes: not yet
+    add_episodes(paths, {"2026-04-08-log": ["CI failed again: integration tests share port 8080."]})
+    report, _ = run(paths, ConsolidateScript([], []))
+    (outcome,) = report.outcomes
+    assert outcome.period == "2026-W15"
+    (pattern,) = outcome.patterns
+    assert pattern["episodes"] == [f"sources/2026-04-0{d}-log.md" for d in (1, 2, 8)]
+    body = page(paths, "wiki/" + str(pattern["page"])).body
+    assert "[[sources/2026-04-01-log#^p1]]" in body and "[[sources/2026-04-08-log#^p1]]" in body
+    # the earlier notes link the pattern too
+    assert "#Evidence|" in page(paths, "wiki/sources/2026-04-01-log.md").body
+    assert lint_problems(paths) == []
 
 
 def test_force_removes_a_pattern_page_the_redo_no_longer_finds(wiki) -> None:
     run(wiki, ConsolidateScript(DIGEST, [PATTERN]))
-    assert (wiki.wiki / "concepts" / "port-8080.md").exists()
-    rel = "wiki/sources/2026-04-03-log.md"  # one episode no longer names the port
-    commit_pages(wiki, {rel: (wiki.root / rel).read_text().replace(" on port 8080", "")})
+    assert (wiki.wiki / PAGE).exists()
+    rel = "wiki/sources/2026-04-03-log.md"  # one episode no longer says it
+    text = (wiki.root / rel).read_text().replace(NOTES["2026-04-03-log"][0], "A quiet day.")
+    commit_pages(wiki, {rel: text})
     report, _ = run(wiki, ConsolidateScript(DIGEST, []), force=True)
     assert report.outcomes[0].patterns == []
     assert "2 distinct episode(s)" in str(report.outcomes[0].rejected[0]["why"])
-    assert not (wiki.wiki / "concepts" / "port-8080.md").exists()
-    assert "[[concepts/port-8080" not in page(wiki, "wiki/sources/2026-04-01-log.md").body
+    assert not (wiki.wiki / PAGE).exists()
+    assert f"[[{PAGE[:-3]}" not in page(wiki, "wiki/sources/2026-04-01-log.md").body
     assert lint_problems(wiki) == []
 
 
 def test_a_target_the_evidence_does_not_name_is_refused(wiki) -> None:
     commit_pages(wiki, {"wiki/concepts/mailing-list.md": page_text("Mailing list", "CI mails.")})
-    wrong = ScriptedPattern(PATTERN.name, PATTERN.statement, target="concepts/mailing-list")
+    wrong = replace(PATTERN, target="concepts/mailing-list")
     report, backend = run(wiki, ConsolidateScript(DIGEST, [wrong]))
     assert "concepts/mailing-list (Mailing list)" in backend.history[0].prompt
     (pattern,) = report.outcomes[0].patterns
-    assert pattern["page"] == "concepts/port-8080.md"
-    assert any("is not about concepts/mailing-list" in n for n in report.outcomes[0].notes)
+    assert pattern["page"] == PAGE
 
 
-def test_code_links_an_episode_naming_a_pattern_page_the_model_passed_over(wiki) -> None:
-    twin = ScriptedPattern("integration tests", "Integration tests share port 8080 in CI.")
-    run(wiki, ConsolidateScript(DIGEST, [PATTERN, twin]))
-    concept = page(wiki, "wiki/concepts/port-8080.md")
-    assert concept.props["aliases"] == ["integration tests"]  # the merged term
-    add_episodes(wiki, {"2026-04-08-log": ["The integration tests grabbed port 9090 in CI."]})
-    report, _ = run(wiki, ConsolidateScript(DIGEST, []))  # the model names no pattern
-    (pattern,) = report.outcomes[0].patterns
-    assert pattern["page"] == "concepts/port-8080.md"
-    assert "[[sources/2026-04-08-log#^p1]]" in page(wiki, "wiki/concepts/port-8080.md").body
-    assert lint_problems(wiki) == []
+def test_the_model_names_a_pattern_only_with_a_phrase_the_notes_say(wiki) -> None:
+    names = {
+        "port": "port",  # one word
+        "CI port fights": "CI port fights",  # "fights" is in no note
+        "integration tests share port 8080": "integration tests share port 8080",
+    }
+    found = {}
+    for proposed in names:
+        paths = make_wiki(wiki.root.parent / proposed.replace(" ", "-"))
+        add_episodes(paths, NOTES)
+        report, _ = run(paths, ConsolidateScript(DIGEST, [replace(PATTERN, name=proposed)]))
+        found[proposed] = report.outcomes[0].patterns[0]["name"]
+    assert found == {
+        "port": NAME,
+        "CI port fights": NAME,
+        "integration tests share port 8080": "integration tests share port 8080",
+    }
 
 
 def test_a_dated_article_is_no_episode_but_a_note_named_by_its_date_is() -> None:

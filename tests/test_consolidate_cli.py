@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from tests.helpers.consolidate_fakes import ConsolidateScript, add_episodes
 from tests.helpers.wikitools import make_wiki
-from tests.test_consolidate import DIGEST, NOTES, PATTERN, page
+from tests.test_consolidate import DIGEST, NAME, NOTES, PATTERN, page
 from wikic.cli import app, backends
 from wikic.operation.lock import writer_lock
 from wikic.paths import WikiPaths
@@ -37,7 +37,7 @@ def test_cli_json_then_noop(wiki, fake_cli) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["episodes_consolidated"] == 4 and data["pending_before"] == 4
-    assert data["periods"][0]["patterns"][0]["name"] == PATTERN.name
+    assert data["periods"][0]["patterns"][0]["name"] == NAME
     again = runner.invoke(app, ["-C", str(wiki.root), "consolidate"])
     assert again.exit_code == 0, again.output
     assert "Nothing to consolidate" in again.output

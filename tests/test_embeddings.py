@@ -16,6 +16,7 @@ from tests.helpers.storetools import write_page
 from tests.helpers.wikitools import make_wiki
 from wikic.cli import app
 from wikic.consolidate.episodes import Episode, EpisodeBlock
+from wikic.consolidate.recurring import Recurring, Unit
 from wikic.consolidate.targets import suggest_targets
 from wikic.embed import model
 from wikic.embed.model import EmbeddingError, StaticEmbedder, load_embedder
@@ -256,14 +257,16 @@ def _episode(text: str) -> Episode:
 
 
 def test_consolidation_target_found_by_meaning_that_words_miss(meaning_wiki: WikiPaths) -> None:
-    episode = _episode("Gave the chatbot a shorter nickname so the command stays brief.")
+    text = "Gave the chatbot a shorter nickname so the command stays brief."
+    episode = _episode(text)
+    words = ("chatbot", "shorter", "nickname", "command", "stays", "brief")
+    unit = Unit(episode, episode.blocks[0], 0, text, frozenset(words))
+    item = Recurring(words, (unit,), tuple((w, 1) for w in words))
     vault = Vault.load(meaning_wiki.wiki)
     with open_store(meaning_wiki) as store:
-        words = store.search(
-            "chatbot shorter nickname command stays brief gave", mode="any", ranking="lexical"
-        )
-        assert "concepts/model-aliases.md" not in [h.path for h in words]
-        targets = suggest_targets(store, vault, [episode], per_episode=3)
+        found = store.search(" ".join(words), mode="any", ranking="lexical")
+        assert "concepts/model-aliases.md" not in [h.path for h in found]
+        targets = suggest_targets(store, vault.pages, item, limit=8)
     assert "concepts/model-aliases.md" in {t.page for t in targets}
 
 

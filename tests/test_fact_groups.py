@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.ingest_fakes import two_source_script
 from tests.helpers.wikitools import make_wiki
-from wikic.consolidate.targets import page_sections
+from wikic.consolidate.targets import own_sections
 from wikic.ingest.pipeline import IngestRequest, ingest
 from wikic.ingest.render import TopicEdit, apply_topic_edit
 from wikic.lint import LintOptions, run_lint
@@ -232,9 +232,7 @@ def test_every_reader_of_facts_sees_every_grouped_fact() -> None:
     assert [c.block for c in claims] == [None, KEEP.id, "f-222222", FLAG.id]
     passages = [p for p in page_passages(page, body, claims) if p.kind == "fact"]
     assert [p.section for p in passages] == ["", "Design", "Design", "Usage"]
-    vault = Vault(Path("wiki"))
-    vault.add(page)
-    assert page_sections(vault, page.path) == []  # consolidation never targets a group
+    assert own_sections(page) == []  # consolidation never targets a group
 
 
 def test_section_headings_are_plain_text_for_obsidian() -> None:

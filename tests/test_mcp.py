@@ -23,7 +23,7 @@ from tests.helpers.ingest_fakes import two_source_script
 from tests.helpers.query_fakes import answer, shown_units
 from tests.helpers.storetools import sample_wiki
 from tests.helpers.wikitools import git, make_wiki, snapshot
-from tests.test_consolidate import DIGEST, NOTES, PATTERN
+from tests.test_consolidate import DIGEST, NAME, NOTES, PATTERN
 from wikic.config import Config, RoleName
 from wikic.errors import UsageError
 from wikic.llm.backend import Backend
@@ -331,7 +331,7 @@ def test_consolidate_digests_episodes_with_progress(tmp_path: Path) -> None:
     data = first.structured_content
     assert data["episodes_consolidated"] == 4
     assert data["periods"][0]["patterns"], data
-    assert data["periods"][0]["patterns"][0]["name"] == PATTERN.name
+    assert data["periods"][0]["patterns"][0]["name"] == NAME
     assert data["periods"][0]["commit"]
     assert any(m and m.startswith("2026-W14: ") for m in progress)
     assert again.structured_content["periods"] == []  # nothing left to do

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from wikic.consolidate import prompts as consolidate_prompts
-from wikic.consolidate.candidates import Candidate
 from wikic.consolidate.episodes import Episode, EpisodeBlock
+from wikic.consolidate.recurring import Recurring, Unit
 from wikic.consolidate.targets import Target
 from wikic.ingest import prompts as ingest_prompts
 from wikic.init import agents_template
@@ -30,7 +30,6 @@ from wikic.lint import runner as lint_runner
 from wikic.lint import semantic
 from wikic.llm.backend import Segment, repair_prompt
 from wikic.prompts import query as query_text
-from wikic.prompts.consolidate import NO_TERMS
 from wikic.prompts.ingest import NONE
 from wikic.prompts.sentences import literal_parts, prompt_sentences, split_sentences, templates
 from wikic.query.compose import prompt as query_prompt
@@ -88,8 +87,9 @@ CUTS: dict[str, tuple[str, ...]] = {
     "ingest.source_summary.no_sections": ("300",),
     "ingest.update_page.empty": (NONE,),
     "consolidate.episodes": ("2026-04-03", "2026-04-04"),
+    "consolidate.recurring": ("2", "2026-04-03", "2026-04-04"),
+    "consolidate.recurring.new_page": ("2", "2026-04-03", "2026-04-04"),
     "consolidate.task": ("5",),
-    "consolidate.task.none": ("3", NO_TERMS),
     "lint.contradiction_task": (str(semantic.MAX_PAIRS),),
     "lint.overview": ("3",),
     "lint.overview.bare": ("0",),
@@ -124,10 +124,8 @@ def rendered(t: Fill = str) -> dict[str, list[Segment]]:
             t("How keys are made. " * 9),
         ),
     ]
-    candidates = [
-        Candidate(t("cache key"), ("cache", "key"), 2),
-        Candidate(t("build"), ("build",), 3),
-    ]
+    units = tuple(Unit(ep, ep.blocks[0], 0, ep.blocks[0].text, frozenset()) for ep in episodes)
+    item = Recurring(("cache", "key"), units, (("cache", 2), ("key", 2)))
     packed = Packed(t("## KV cache\n[1] A decoder keeps past keys.\n[2] Prefill is slow."), (), 12)
     missing = [SimpleNamespace(message=f"'{t('Flash attention')}' is linked but has no page")]
     claims = [(t("f-1"), t("Five local layers.")), (t("f-2"), t("x " * 150))]
@@ -160,10 +158,20 @@ def rendered(t: Fill = str) -> dict[str, list[Segment]]:
         "ingest.contradiction": ingest_prompts.contradiction_task(t("Gemma 3"), old, facts),
         "consolidate.schema": [consolidate_prompts.schema_segment(AGENTS_MD)],
         "consolidate.episodes": [consolidate_prompts.episodes_segment(episodes)],
-        "consolidate.targets": [consolidate_prompts.targets_segment(targets)],
-        "consolidate.targets.none": [consolidate_prompts.targets_segment([])],
-        "consolidate.task": [consolidate_prompts.task_segment(candidates, 5)],
-        "consolidate.task.none": [consolidate_prompts.task_segment([], 3)],
+        "consolidate.recurring": [
+            consolidate_prompts.recurring_segment(
+                [
+                    (t("r1"), True, item, [(t("t1"), targets[0]), (t("t2"), targets[1])]),
+                    (t("r2"), False, item, []),
+                ],
+                4,
+            )
+        ],
+        "consolidate.recurring.new_page": [
+            consolidate_prompts.recurring_segment([(t("r1"), True, item, [])], 4)
+        ],
+        "consolidate.recurring.none": [consolidate_prompts.recurring_segment([], 4)],
+        "consolidate.task": [consolidate_prompts.task_segment(5)],
         "lint.claims": [semantic.claims_segment(t("Gemma 3"), claims)],
         "lint.contradiction_task": [semantic.CONTRADICTION_TASK],
         "lint.questions_task": [semantic.QUESTIONS_TASK],

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.helpers.wikitools import commit_pages
 from wikic.llm.fake import FakeBackend, FakeCall
 from wikic.paths import WikiPaths
+from wikic.vault.document import parse_document, render_source_body
 from wikic.vault.pages import Page, render_page
 from wikic.vault.sources import sha256_bytes
 
 _BLOCK_RE = re.compile(r"^\[(e\d+p\d+)\] (.*)$", re.MULTILINE)
-_TARGET_RE = re.compile(r"^- (t\d+): (.*?) — ", re.MULTILINE)
-_TERMS_RE = re.compile(r"^Recurring terms: (.*)\.$", re.MULTILINE)
-_TERM_RE = re.compile(r"(.*?) \(\d+ episodes\)(?:; |$)")
+_ITEM_RE = re.compile(r"^\[(r\d+)\] (PATTERN, )?\d+ notes \([^)]*\): (.*)$")
+_SENTENCE_RE = re.compile(r"^  - \d{4}-\d{2}-\d{2}: (.*)$")
+_TARGETS_RE = re.compile(r"^  may belong to: (.*)$")
+_TARGET_RE = re.compile(r"\[(t\d+)\] (.*?) — ")
 
 
 def raw_text(title: str, paragraphs: list[str]) -> str:
@@ -56,14 +59,44 @@ def add_episodes(paths: WikiPaths, notes: dict[str, list[str]]) -> None:
 
 @dataclass
 class ScriptedPattern:
-    name: str  # a recurring term code offers (case-insensitive); others cannot be chosen
-    statement: str
+    about: str  # a substring of the recurring item's name or of one of its sentences shown
+    name: str = ""  # the name the model proposes; "" repeats code's name for it
+    statement: str = ""  # "" proposes the item's first sentence shown
     target: str = "new"  # "new" or a substring of a target line (e.g. "concepts/ci")
-    changed: tuple[str, str, str] | None = None  # (before substring, after substring, how)
+
+
+@dataclass(frozen=True)
+class ShownItem:
+    id: str
+    pattern: bool
+    name: str
+    sentences: tuple[str, ...]
+    targets: tuple[tuple[str, str], ...]  # (id, label)
+
+
+def shown_items(prompt: str) -> list[ShownItem]:
+    """The recurring items a consolidation prompt shows, as the model reads them."""
+    items: list[ShownItem] = []
+    for line in prompt.split("\n"):
+        if m := _ITEM_RE.match(line):
+            items.append(ShownItem(m.group(1), bool(m.group(2)), m.group(3), (), ()))
+        elif items and (m := _SENTENCE_RE.match(line)):
+            last = items[-1]
+            items[-1] = ShownItem(
+                last.id, last.pattern, last.name, (*last.sentences, m.group(1)), last.targets
+            )
+        elif items and (m := _TARGETS_RE.match(line)):
+            last = items[-1]
+            found = tuple(_TARGET_RE.findall(m.group(1) + "; "))
+            items[-1] = ShownItem(last.id, last.pattern, last.name, last.sentences, found)
+    return items
 
 
 @dataclass
 class ConsolidateScript:
+    """The model's part: digest sentences cited by substrings of their blocks, and patterns
+    proposed for the recurring items code shows (a constrained model can name no other)."""
+
     digest: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (text, cite subs)
     patterns: list[ScriptedPattern] = field(default_factory=list)
 
@@ -73,32 +106,62 @@ class ConsolidateScript:
     def respond(self, call: FakeCall) -> dict:
         prompt = call.prompt
         blocks = _BLOCK_RE.findall(prompt)
-        targets = _TARGET_RE.findall(prompt)
 
         def ids(subs: tuple[str, ...]) -> list[str]:
             return [bid for sub in subs for bid, text in blocks if sub in text]
 
         digest = [
-            {"text": text, "cites": ids(subs)[:3]} for text, subs in self.digest if ids(subs)
-        ] or [{"text": blocks[0][1][:150], "cites": [blocks[0][0]]}]
-        terms_line = _TERMS_RE.search(prompt)
-        offered = _TERM_RE.findall(terms_line.group(1)) if terms_line else []
+            {"text": text[:200], "cites": ids(subs)[:3]} for text, subs in self.digest if ids(subs)
+        ]
+        items = [i for i in shown_items(prompt) if i.pattern]
         patterns = []
         for p in self.patterns:
-            name = next((t for t in offered if t.casefold() == p.name.casefold()), None)
-            if name is None:
-                continue  # a constrained model can only pick an offered term
+            about = p.about.casefold()
+            item = next(
+                (
+                    i
+                    for i in items
+                    if about in i.name.casefold() or any(about in s.casefold() for s in i.sentences)
+                ),
+                None,
+            )
+            if item is None or any(x["id"] == item.id for x in patterns):
+                continue
             target = "new"
             if p.target != "new":
-                target = next((tid for tid, label in targets if p.target in label), "new")
-            changed = None
-            if p.changed and ids((p.changed[0],)) and ids((p.changed[1],)):
-                changed = {
-                    "before": ids((p.changed[0],))[0],
-                    "after": ids((p.changed[1],))[0],
-                    "how": p.changed[2],
-                }
+                target = next((tid for tid, label in item.targets if p.target in label), "new")
+            statement = p.statement or (item.sentences[0] if item.sentences else item.name)
             patterns.append(
-                {"name": name, "statement": p.statement, "target": target, "changed": changed}
+                {
+                    "id": item.id,
+                    "name": (p.name or item.name)[:90],
+                    "statement": statement[:200],
+                    "target": target,
+                }
             )
-        return {"digest": digest[:3], "patterns": patterns[:3]}
+        return {"digest": digest[:5], "patterns": patterns[:4]}
+
+
+def add_notes(paths: WikiPaths, notes: list[Path]) -> None:
+    """Dated notes (markdown files) as ingest would leave them: each copied to raw/journal/
+    and its source page rendered from its document, with blocks ^p1…; one commit."""
+    (paths.raw / "journal").mkdir(parents=True, exist_ok=True)
+    pages = {}
+    for note in notes:
+        data = note.read_bytes()
+        (paths.raw / "journal" / note.name).write_bytes(data)
+        doc = parse_document(data.decode("utf-8"), filename=note.name)
+        first = doc.blocks[0].sentences[0].text if doc.blocks[0].sentences else doc.title
+        props = {
+            "type": "source",
+            "title": doc.title,
+            "aliases": [],
+            "tags": ["source", "journal"],
+            "summary": first,
+            "kind": "journal",
+            "raw": f"raw/journal/{note.name}",
+            "sha256": sha256_bytes(data),
+        }
+        body = f"# {doc.title}\n\n{first}\n\n## Text\n\n{render_source_body(doc)}"
+        pages[f"wiki/sources/{note.stem}.md"] = render_page(Page("", props, body))
+    commit_pages(paths, pages, title="notes")

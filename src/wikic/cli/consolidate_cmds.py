@@ -150,7 +150,7 @@ def _render(report: ConsolidateReport) -> None:
             n = len(p["episodes"])  # type: ignore[arg-type]
             console.print(f"  pattern  {p['name']} → {p['page']}#{p['section']} ({n} episodes)")
         for r in o.rejected:
-            console.print(f"  weak     {r['name']}: {r['why']}", markup=False)
+            console.print(f"  recurs   {r['name']}: {r['why']}", markup=False)
     n = report.episodes
     if n:
         console.print(

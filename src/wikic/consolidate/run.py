@@ -12,43 +12,20 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from wikic.consolidate import prompts
-from wikic.consolidate.candidates import Candidate, find_candidates
 from wikic.consolidate.episodes import Episode, find_episodes
+from wikic.consolidate.period import operation, run_period
 from wikic.consolidate.plan import PeriodPlan, plan_periods
-from wikic.consolidate.render import (
-    Edits,
-    digest_page,
-    episode_page,
-    heading_link,
-    is_emptied_pattern_page,
-    period_slug,
-    place_pattern,
-    plural_episodes,
-    strip_period,
-    target_heading,
-)
-from wikic.consolidate.schemas import batch_model
-from wikic.consolidate.targets import Target, suggest_targets
-from wikic.consolidate.verify import Pattern, Rejected, read_batch, verify
-from wikic.consolidate.words import name_key
+from wikic.consolidate.recurring import phrase
 from wikic.errors import UsageError, WikicError
 from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats
-from wikic.operation.transaction import Plan, Writer, writing
+from wikic.operation.transaction import Writer, writing
 from wikic.paths import WikiPaths
-from wikic.prompts.consolidate import block_label
-from wikic.store.db import open_store
 from wikic.vault.episodes import Period
-from wikic.vault.links import link, parse_links
-from wikic.vault.pages import Page, render_page
-from wikic.vault.sections import split_body
 from wikic.vault.tree import Vault
 
 log = logging.getLogger(__name__)
-MAX_OUTPUT_TOKENS = 640
-MAX_NOTES = 6
 
 
 @dataclass(frozen=True)
@@ -189,7 +166,6 @@ def _run(
         count_tokens=count or (lambda text: backend().count_tokens(text)),
     )
     report = ConsolidateReport([], pending, dry_run=writer is None)
-    known = {e.name.casefold() for e in episodes}
     agents_md = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.exists() else ""
     for i, plan in enumerate(plans, 1):
         outcome = PeriodOutcome(
@@ -202,7 +178,17 @@ def _run(
         start = time.perf_counter()
         try:
             _period(
-                paths, writer, plan, backend, agents_md, known, outcome, emit, i, len(plans), today
+                paths,
+                writer,
+                plan,
+                episodes,
+                backend,
+                agents_md,
+                outcome,
+                emit,
+                i,
+                len(plans),
+                today,
             )
         except WikicError as exc:
             outcome.status, outcome.error = "failed", exc.message
@@ -215,166 +201,45 @@ def _period(
     paths: WikiPaths,
     writer: Writer,
     plan: PeriodPlan,
+    history: Sequence[Episode],
     backend: Callable[[], Backend],
     agents_md: str,
-    known: set[str],
     outcome: PeriodOutcome,
     emit: ProgressFn,
     index: int,
     total: int,
     today: dt.date,
 ) -> None:
-    cfg = paths.config.consolidate
-    vault = Vault.load(paths.wiki)
-    edits = Edits()
-    marker = f"^c-{period_slug(plan.key)}-"
-    for page in vault:  # a redo replaces what consolidating this period wrote before
-        if marker in page.body:
-            edits.pages[page.path] = Page(page.path, page.props, strip_period(page.body, plan.key))
-    proposals: list[Pattern] = []
-    digest = []
-    with open_store(paths) as store:
-        for b, episodes in enumerate(plan.batches, 1):
-            emit(ProgressEvent(plan.key, index, total, "model", f"batch {b}/{len(plan.batches)}"))
-            targets = suggest_targets(store, vault, episodes, per_episode=cfg.suggested_targets)
-            candidates = find_candidates(episodes, targets=targets)
-            value, stats = _ask(
-                backend(), agents_md, episodes, targets, candidates, cfg.min_episodes
-            )
-            outcome.stats = outcome.stats + stats
-            reading = read_batch(value, episodes, targets, candidates)
-            digest += reading.digest
-            proposals += reading.patterns
-            outcome.notes += reading.notes
-    proposals = [_existing_target(p, vault) for p in proposals]
-    for p in proposals:
-        if p.target is not None:
-            edits.pages.setdefault(p.target.page, vault.pages[p.target.page])
+    def on_batch(b: int, n: int) -> None:
+        emit(ProgressEvent(plan.key, index, total, "model", f"batch {b}/{n}"))
 
-    def prior(p: Pattern) -> set[str]:
-        if p.target is None:
-            return set()
-        page = edits.pages[p.target.page]
-        section = split_body(page.body).get(target_heading(p, page)) or ""
-        return {
-            f"{lnk.target}.md" for lnk in parse_links(section) if lnk.target.casefold() in known
-        }
-
-    kept, rejected = verify(proposals, min_episodes=cfg.min_episodes, prior_episodes=prior)
-    taken = {path.rsplit("/", 1)[-1].removesuffix(".md") for path in vault.pages}
-    for p in kept:
-        place_pattern(edits, p, plan.key, today, taken)
-    placed = [(p, path, heading, edits.pages[path].title) for p, path, heading in edits.placed]
-    digest_path = plan.digest_page
-    digest_title = plan.title
-    edits.pages[digest_path] = digest_page(
-        digest_path,
-        plan.key,
-        digest_title,
-        digest,
-        plan.episodes,
-        placed,
-        edits.pages.get(digest_path) or vault.pages.get(digest_path),
-        today,
-    )
-    digest_link = link(digest_path.removesuffix(".md"), alias=digest_title)
-    for ep in plan.episodes:
-        links = [
-            heading_link(path, heading, title)
-            for p, path, heading, title in placed
-            if ep.page in p.episodes
-        ]
-        page = edits.pages.get(ep.page) or vault.pages[ep.page]
-        edits.pages[ep.page] = episode_page(page, ep, plan.key, [*links, digest_link], today)
+    result = run_period(paths, plan, history, backend, agents_md, today, on_batch)
+    outcome.notes += result.notes
+    if result.stats is not None:
+        outcome.stats = outcome.stats + result.stats
     emit(ProgressEvent(plan.key, index, total, "commit"))
-    op = _operation(paths, plan, edits, placed, rejected, outcome.notes, digest_link)
-    result = writer.commit(op, today=today)
-    outcome.status, outcome.commit = "consolidated", result.commit
-    outcome.digest = digest_path
-    outcome.created = list(edits.created)
+    min_episodes = paths.config.consolidate.min_episodes
+    committed = writer.commit(operation(paths, plan, result, min_episodes), today=today)
+    outcome.status, outcome.commit = "consolidated", committed.commit
+    outcome.digest = plan.digest_page
+    outcome.created = list(result.edits.created)
     outcome.patterns = [
         {
-            "name": p.name,
-            "page": path,
-            "section": heading,
-            "episodes": list(p.episodes),
-            "blocks": [f"{c.episode.name}#^{c.block.id}" for c in p.cites],
-            "changed": p.change is not None,
+            "name": x.pattern.name,
+            "page": x.page,
+            "section": x.heading,
+            "episodes": list(x.pattern.episodes),
+            "blocks": [f"{c.episode.name}#^{c.block.id}" for c in x.pattern.cites],
+            "changed": bool(x.pattern.changes),
         }
-        for p, path, heading, _ in placed
+        for x in result.placed
     ]
     outcome.rejected = [
-        {"name": r.name, "episodes": list(r.episodes), "why": r.why} for r in rejected
+        {
+            "name": phrase(item),
+            "episodes": [e.page for e in item.episodes],
+            "why": f"{len(item.episodes)} distinct episode(s) so far, {min_episodes} needed",
+        }
+        for item in result.recurring
     ]
-    emit(ProgressEvent(plan.key, index, total, "done", f"{len(placed)} pattern(s)"))
-
-
-def _ask(
-    backend: Backend,
-    agents_md: str,
-    episodes: Sequence[Episode],
-    targets: Sequence[Target],
-    candidates: Sequence[Candidate],
-    min_episodes: int,
-) -> tuple[object, GenerationStats]:
-    labels = [block_label(i, b.id) for i, ep in enumerate(episodes) for b in ep.blocks]
-    gen = backend.generate(
-        [
-            prompts.schema_segment(agents_md),
-            prompts.episodes_segment(episodes),
-            prompts.targets_segment(targets),
-            prompts.task_segment(candidates, min_episodes),
-        ],
-        schema=batch_model(labels, [c.name for c in candidates], [t.id for t in targets]),
-        max_tokens=MAX_OUTPUT_TOKENS,
-    )
-    return gen.value, gen.stats
-
-
-def _existing_target(p: Pattern, vault: Vault) -> Pattern:
-    """A pattern the model sent to a new page goes to an existing page of the same name."""
-    if p.target is not None:
-        return p
-    key = name_key(p.name)
-    for page in vault:
-        if page.type in ("concept", "entity") and key in {
-            name_key(n) for n in (page.title, *page.aliases)
-        }:
-            return replace(p, target=Target("", page.path, None, page.title, page.summary))
-    return p
-
-
-def _operation(
-    paths: WikiPaths,
-    plan: PeriodPlan,
-    edits: Edits,
-    placed: Sequence[tuple[Pattern, str, str, str]],
-    rejected: Sequence[Rejected],
-    notes: Sequence[str],
-    digest_link: str,
-) -> Plan:
-    wiki_rel = paths.rel(paths.wiki)
-    op = Plan("consolidate", plan.title)
-    for path, page in sorted(edits.pages.items()):
-        if is_emptied_pattern_page(page):
-            op.delete(f"{wiki_rel}/{path}")
-            op.log_bullets.append(f"removed {path}: its pattern is no longer found")
-        else:
-            op.write(f"{wiki_rel}/{path}", render_page(page))
-    op.log_bullets.append(f"digest: {digest_link} ({len(plan.episodes)} episodes)")
-    for p, path, heading, title in placed:
-        names = ", ".join(link(e.removesuffix(".md")) for e in p.episodes)
-        verb = "new page" if path in edits.created else "extracted to"
-        op.log_bullets.append(
-            f"pattern “{p.name}” ({verb} {heading_link(path, heading, title)}): "
-            f"{plural_episodes(len(p.episodes))}, {names}"
-        )
-        if p.change is not None:
-            op.log_bullets.append(f"understanding changed for “{p.name}”: dated entry added")
-    for r in rejected:
-        op.log_bullets.append(f"weak evidence, not extracted: “{r.name}” ({r.why})")
-    op.log_bullets.append(f"compressed {len(plan.episodes)} episode(s): consolidated, gist")
-    op.log_bullets += [f"note: {n}" for n in list(dict.fromkeys(notes))[:MAX_NOTES]]
-    if plan.redo:
-        op.log_bullets.append("redone: earlier lines of this period replaced")
-    return op
+    emit(ProgressEvent(plan.key, index, total, "done", f"{len(result.placed)} pattern(s)"))

@@ -1,29 +1,29 @@
-"""Where a pattern may go: for each episode, the most similar pages it does not link yet, and
-their own sections, so the model can pick the most specific one. Similar by words and meaning:
-the episode's most frequent content words searched as a hybrid query (BM25 and embedding
-similarity fused, `store.hybrid`), so a page that says the same in other words is found too.
+"""Where a recurring item may go: the section that already cites its paragraphs (it extends
+that), else the existing pages most similar to it and their own sections, the most specific
+first (seed 003: top-8 similar targets, section-level).
 
-Only concept and entity pages are targets: sources, digests and analyses are not semantic
-knowledge to extend. Ids (`t1`, `t2`, …) are stable for one batch.
+Similarity is the search index's hybrid ranking (BM25 and embedding similarity fused,
+`store.hybrid`, so a page that says the same in other words is found too), then the item's words
+in each heading and section. Only concept and entity pages are targets: sources, digests and
+analyses are not semantic knowledge to extend.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Sequence
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from wikic.consolidate.episodes import Episode
-from wikic.language.stopwords import QUERY_STOP_WORDS
+from wikic.consolidate.recurring import Recurring, terms_of
 from wikic.store.db import Store
+from wikic.vault.links import parse_links
+from wikic.vault.pages import Page
 from wikic.vault.sections import KNOWN_SECTIONS, split_body
-from wikic.vault.tree import Vault
 
 TARGET_TYPES = ("concept", "entity")
-QUERY_WORDS = 24
-MAX_TARGETS = 16
-_WORD_RE = re.compile(r"[^\W\d_][\w-]{3,}")
+QUERY_WORDS = 12
+HEADING_WEIGHT = 3  # an item word in a heading says more than one in the section's text
 
 
 @dataclass(frozen=True)
@@ -47,57 +47,81 @@ class Target:
         return f"{name}#{self.heading}" if self.heading else f"{name} ({self.title})"
 
 
-def query_for(ep: Episode) -> str:
-    """The episode's most frequent content words, as an any-word search query."""
-    words = Counter(
-        w.casefold()
-        for w in _WORD_RE.findall(f"{ep.title} {ep.text}")
-        if w.casefold() not in QUERY_STOP_WORDS
+def target(page: Page, heading: str | None, tid: str = "") -> Target:
+    tags = [str(t) for t in page.props.get("tags") or []]
+    return Target(
+        tid, page.path, heading, page.title, page.summary, tuple(page.aliases), "pattern" in tags
     )
-    return " ".join(w for w, _ in words.most_common(QUERY_WORDS))
 
 
-def page_sections(vault: Vault, page: str) -> list[str]:
-    """The page's own `## ` sections (not the ones every page has)."""
-    found = vault.pages.get(page)
-    if found is None:
-        return []
+def own_sections(page: Page) -> list[tuple[str, str]]:
+    """The page's own `## ` sections (not the ones every topic page has), with their text."""
     known = {h.casefold() for h in KNOWN_SECTIONS}
-    return [name for name, _ in split_body(found.body).sections if name.casefold() not in known]
+    return [(n, t) for n, t in split_body(page.body).sections if n.casefold() not in known]
+
+
+def surface_words(item: Recurring) -> list[str]:
+    """The item's words as the notes write them, most episodes first (a search query)."""
+    forms: dict[str, Counter[str]] = defaultdict(Counter)
+    for unit in item.units:
+        for token in unit.text.split():
+            token = token.strip(".,;:()[]\"'“”")
+            for key in terms_of(token):
+                forms[key][token] += 1
+    return [forms[w].most_common(1)[0][0] for w in item.words if forms[w]]
 
 
 def suggest_targets(
-    store: Store, vault: Vault, episodes: Sequence[Episode], *, per_episode: int
+    store: Store, pages: Mapping[str, Page], item: Recurring, *, limit: int
 ) -> list[Target]:
-    """The union, in order, of each episode's `per_episode` most similar unlinked pages."""
-    if per_episode <= 0:
+    """The `limit` pages and sections most similar to `item`, most specific first: each
+    section holding an item word (in its heading above all), then the pages themselves in
+    search order. `pages`: the wiki's pages as this period's edits left them."""
+    if limit <= 0:
         return []
-    chosen: dict[str, None] = {}
-    for ep in episodes:
-        query = query_for(ep)
-        if not query:
-            continue
-        hits = store.search(
-            query, types=TARGET_TYPES, mode="any", limit=per_episode * 2, ranking="hybrid"
-        )
-        fresh = [h for h in hits if h.name.casefold() not in ep.links][:per_episode]
-        for hit in fresh:
-            chosen.setdefault(hit.path)
-    targets: list[Target] = []
-    for path in chosen:
-        page = vault.pages.get(path)
+    query = " ".join(surface_words(item)[:QUERY_WORDS])
+    hits = (
+        store.search(query, types=TARGET_TYPES, mode="any", limit=limit, ranking="hybrid")
+        if query
+        else []
+    )
+    words = set(item.words)
+    scored: list[tuple[int, int, Target]] = []
+    for rank, hit in enumerate(hits):
+        page = pages.get(hit.path)
         if page is None:
             continue
-        for heading in [None, *page_sections(vault, path)]:
-            targets.append(
-                Target(
-                    f"t{len(targets) + 1}",
-                    path,
-                    heading,
-                    page.title,
-                    page.summary,
-                    tuple(page.aliases),
-                    "pattern" in [str(t) for t in page.props.get("tags") or []],
-                )
-            )
-    return targets[:MAX_TARGETS]
+        for heading, text in own_sections(page):
+            score = HEADING_WEIGHT * len(terms_of(heading) & words) + len(terms_of(text) & words)
+            if score:
+                scored.append((-score, rank, target(page, heading)))
+        scored.append((1, rank, target(page, None)))  # the page after its sections
+    scored.sort(key=lambda s: (s[0], s[1]))
+    return [t for _, _, t in scored[:limit]]
+
+
+def citing_sections(pages: Iterable[Page]) -> dict[tuple[str, str], set[tuple[str, str | None]]]:
+    """(episode page, block id) → the (page, `## ` heading) of topic pages that cite it."""
+    found: dict[tuple[str, str], set[tuple[str, str | None]]] = defaultdict(set)
+    for page in pages:
+        if page.type not in TARGET_TYPES or "[[sources/" not in page.body:
+            continue
+        body = split_body(page.body)
+        for heading, text in [(None, body.lead), *body.sections]:
+            for lnk in parse_links(text):
+                if lnk.block is not None and lnk.target.startswith("sources/"):
+                    found[(f"{lnk.target}.md", lnk.block)].add((page.path, heading))
+    return found
+
+
+def extended_section(
+    item: Recurring, cited: Mapping[tuple[str, str], set[tuple[str, str | None]]]
+) -> tuple[str, str | None] | None:
+    """The section that already cites a third or more of the item's paragraphs (two at
+    least): the same pattern, seen before. The one citing the most; the first on a tie."""
+    counts: Counter[tuple[str, str | None]] = Counter()
+    for ref in item.refs:
+        counts.update(cited.get(ref, ()))
+    need = max(2, math.ceil(len(item.refs) / 3))
+    best = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1] or ""))
+    return best[0][0] if best and best[0][1] >= need else None

@@ -131,7 +131,11 @@ _RULE_LIST = (
         fixable=True,
     ),
     Rule("fragment-fact", "warning", "a `## Facts` bullet that is not a whole sentence"),
-    Rule("cut-summary", "warning", "a summary or lead paragraph that ends mid-sentence"),
+    Rule(
+        "cut-summary",
+        "warning",
+        "a summary, lead paragraph or consolidated sentence that ends mid-sentence",
+    ),
     Rule("instruction-title", "error", "a page title copied from wikic's own prompt text"),
     Rule("empty-topic", "warning", "an entity or concept page with no cited facts"),
     Rule(

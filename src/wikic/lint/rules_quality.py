@@ -9,6 +9,7 @@ and the facts come from the scan cache for unchanged pages).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -44,7 +45,8 @@ def check_fragment_facts(scan: WikiScan) -> Iterator[Finding]:
 
 
 def check_cut_summaries(scan: WikiScan) -> Iterator[Finding]:
-    """cut-summary: a `summary` property or lead paragraph that ends mid-sentence."""
+    """cut-summary: a `summary` property or lead paragraph that ends mid-sentence; on a digest
+    and on every line consolidation wrote, any sentence before a citation that does."""
     for ps in scan:
         rel = scan.rel(ps.path)
         summary = ps.page.summary
@@ -57,9 +59,19 @@ def check_cut_summaries(scan: WikiScan) -> Iterator[Finding]:
                 f'summary {summary_reason}: "{snippet(summary[-120:])}"',
                 "Finish the sentence or end the summary at the last whole one.",
             )
-        if ps.type not in _LEAD_TYPES:
-            continue
-        if ps.lead is None:
+        pieces = list(_consolidated_pieces(ps))
+        for piece, offset in pieces:
+            reason = cut_reason(piece)
+            if reason and not (summary_reason and piece.strip() == summary.strip()):
+                yield Finding(
+                    "warning",
+                    "cut-summary",
+                    rel,
+                    f'sentence {reason}: "{snippet(piece[-120:])}"',
+                    "Replace it with the whole sentence of the note it cites, or delete it.",
+                    line=ps.line(offset),
+                )
+        if ps.type not in _LEAD_TYPES or ps.lead is None or (pieces and ps.type == "digest"):
             continue
         lead, offset = ps.lead
         reason = cut_reason(lead)
@@ -75,6 +87,30 @@ def check_cut_summaries(scan: WikiScan) -> Iterator[Finding]:
             "Finish the sentence or end the paragraph at the last whole one.",
             line=ps.line(offset),
         )
+
+
+# what consolidation writes: a digest's lines, and lines ending with its `^c-<period>-<hash>`
+_CONSOLIDATED_LINE_RE = re.compile(r"\s\^c-[a-z0-9-]+-[0-9a-f]{6}\s*$")
+_CITED_PIECE_RE = re.compile(r"(?:^|(?<=\]\]))([^\[]+?)(?:\s*\[\[[^\[\]]*#\^[^\[\]]*\]\])+")
+_LINE_LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\d{4}-\d{2}-\d{2}:\s+)?")
+
+
+def _consolidated_pieces(ps: PageScan) -> Iterator[tuple[str, int]]:
+    """(text, body offset) of each run of text before block citations on a digest's lines and
+    on the lines consolidation wrote elsewhere."""
+    if ps.type != "digest" and "^c-" not in ps.body:
+        return
+    offset = 0
+    for line in ps.body.split("\n"):
+        if ps.type == "digest" or _CONSOLIDATED_LINE_RE.search(line):
+            for m in _CITED_PIECE_RE.finditer(line):
+                text = m.group(1)
+                if m.start(1) == 0:
+                    text = text[_LINE_LABEL_RE.match(text).end() :]  # type: ignore[union-attr]
+                text = re.sub(r"^\s*Before, on \d{4}-\d{2}-\d{2}:\s*", "", text).strip()
+                if text:
+                    yield text, offset + m.start(1)
+        offset += len(line) + 1
 
 
 def check_instruction_titles(scan: WikiScan) -> Iterator[Finding]:

@@ -1,7 +1,8 @@
-"""The text of consolidation's prompt: episodes → targets → task.
+"""The text of consolidation's prompt: episodes → what recurs → task.
 
 Episode text is framed as data. Each block is shown with its label (`[e2p3]`: episode 2, block
-p3), which is all the model may cite; targets are existing pages or sections, shown with ids.
+p3), which is all the model may cite; what recurs was found by code across every note so far,
+shown with ids (`r1`) and the pages or sections it may belong to (`t4`).
 """
 
 from __future__ import annotations
@@ -16,29 +17,37 @@ EPISODE_HEADER = "EPISODE e{number} · {date} · {title}"
 EPISODE_BLOCK = "[{label}] {text}"
 BLOCK_LABEL = "e{number}{block}"
 
-TARGETS = "\nEXISTING PAGES AND SECTIONS a pattern may belong to:\n{targets}\n"
-TARGET_ITEM = "- {id}: {label} — {summary}"
-NO_TARGETS = "\nEXISTING PAGES: none fit yet.\n"
+RECURRING = (
+    "\nRECURRING: what code found said again in different notes, these and earlier ones:\n{items}\n"
+)
+RECURRING_ITEM = "[{id}] {count} notes ({dates}): {name}"
+RECURRING_PATTERN = "[{id}] PATTERN, {count} notes ({dates}): {name}"
+RECURRING_SENTENCE = "  - {date}: {text}"
+RECURRING_TARGETS = "  may belong to: {targets}"
+TARGET_ITEM = "[{id}] {label} — {summary}"
+NO_TARGETS = "  may belong to: a new page"
+NO_RECURRING = "\nRECURRING: nothing said again in different notes yet.\n"
 
 TASK = (
     "\nTASK: consolidate these episodes into the wiki. Reply with JSON:\n"
-    '"digest": one to three plain sentences on what happened and what was learned in this '
-    'period, each with "text" and "cites" (the ids of the blocks it draws on, like "e1p2").\n'
-    '"patterns": the same problem, cause, habit or lesson recurring in {min_episodes} or '
-    'more DIFFERENT episodes, each with "name" (one of the recurring terms below), '
-    '"statement" (the general lesson in one sentence, in the notes\' words, not a single '
-    'event), "target" (the id of the most specific existing page or section it belongs to, '
-    'or "new"), and "changed" (null; or, when later episodes say something different from '
-    'earlier ones about it, "before" and "after" block ids and "how" the understanding '
-    "changed). A term that recurs by coincidence is not a pattern; one-off events are not "
-    "patterns.\n"
-    "Recurring terms: {terms}.\n"
+    '"digest": up to five plain sentences on what happened and what was learned in this '
+    'period, what recurs first, each with "text" and "cites" (the ids of the blocks that say '
+    'it, like "e1p2"). Use the notes\' own words; a sentence the cited blocks do not say is '
+    "dropped.\n"
+    '"patterns": for each PATTERN above (seen in {min_episodes} or more notes), "id" (like '
+    '"r1"), "name" (a short phrase in the notes\' words saying what recurs: a claim or a '
+    'situation such as "the export job fails above 2 GB on the staging runner", never a single '
+    'word), "statement" (the general lesson in one sentence, in the notes\' words, not a single '
+    'event) and "target" (the id of the most specific page or section it belongs to, or '
+    '"new"). One-off events are not patterns.\n'
 )
-RECURRING_TERM = "{name} ({episodes} episodes)"
-NO_TERMS = "none"
 
 # An episode as shown: (date, title, [(block id, text)]), in the order of the batch.
 ShownEpisode = tuple[str, str, Sequence[tuple[str, str]]]
+# What recurs as shown: (id, is a pattern, dates, name, [(date, sentence)], [(id, label, summary)])
+ShownItem = tuple[
+    str, bool, Sequence[str], str, Sequence[tuple[str, str]], Sequence[tuple[str, str, str]]
+]
 
 
 def block_label(episode_index: int, block_id: str) -> str:
@@ -59,15 +68,22 @@ def episodes(shown: Sequence[ShownEpisode]) -> str:
     return EPISODES_PREAMBLE + "\n".join(lines)
 
 
-def targets(shown: Sequence[tuple[str, str, str]]) -> str:
-    """The pages and sections a pattern may go to, as (id, label, one-line summary)."""
+def recurring(shown: Sequence[ShownItem]) -> str:
+    """Each recurring item: its id, notes, name, sentences and the targets it may go to."""
     if not shown:
-        return NO_TARGETS
-    items = [TARGET_ITEM.format(id=tid, label=label, summary=s) for tid, label, s in shown]
-    return TARGETS.format(targets="\n".join(items))
+        return NO_RECURRING
+    lines = []
+    for rid, is_pattern, dates, name, sentences, targets in shown:
+        template = RECURRING_PATTERN if is_pattern else RECURRING_ITEM
+        lines.append(template.format(id=rid, count=len(dates), dates=", ".join(dates), name=name))
+        lines += [RECURRING_SENTENCE.format(date=d, text=t) for d, t in sentences]
+        if is_pattern:
+            listed = "; ".join(
+                TARGET_ITEM.format(id=i, label=lb, summary=s) for i, lb, s in targets
+            )
+            lines.append(RECURRING_TARGETS.format(targets=listed) if targets else NO_TARGETS)
+    return RECURRING.format(items="\n".join(lines))
 
 
-def task(terms: Sequence[tuple[str, int]], min_episodes: int) -> str:
-    """The task, with the recurring terms code counted as (name, distinct episodes)."""
-    listed = "; ".join(RECURRING_TERM.format(name=n, episodes=k) for n, k in terms) or NO_TERMS
-    return TASK.format(min_episodes=min_episodes, terms=listed)
+def task(min_episodes: int) -> str:
+    return TASK.format(min_episodes=min_episodes)
