@@ -87,10 +87,6 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         "Offload layers with `-ngl N` (or `--n-gpu-layers N`). Set `-ngl 99` to offload all.\n",
         _aliased("--n-gpu-layers", "-ngl"),
     ),
-    "kind-names": (
-        "Git LFS runs the `clean` filter when a file is added.\n",
-        _has("clean filter", precise=True),
-    ),
     "shorthand-commands": (
         "Use `uv pip install` to install packages into the environment.\n\n"
         "```sh\n$ uv pip install ruff\n```\n\n"
@@ -101,14 +97,6 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         "The backend is `rustc_codegen_cranelift`, or `cg_cranelift` for short. Build "
         "`cg_cranelift` with the script.\n",
         _aliased("rustc_codegen_cranelift", "cg_cranelift"),
-    ),
-    "code-variables": (
-        "Set `RUSTFLAGS` to pass flags to every compiler call.\n",
-        _has("RUSTFLAGS", precise=True),
-    ),
-    "defined-subjects": (
-        "Cranelift is a code generation backend written in Rust.\n",
-        _has("Cranelift", type="entity"),
     ),
     "linked-names": (
         "See [Ruff](https://github.com/astral-sh/ruff) for the linter of this project.\n",

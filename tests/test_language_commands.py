@@ -11,7 +11,6 @@ from wikic.language.commands import (
     flag_aliases,
     is_code_like,
     is_precise,
-    kind_commands,
     shorthand_commands,
 )
 from wikic.language.sentences import fact_sentences
@@ -45,12 +44,6 @@ def test_identifiers_in_plain_prose_are_code_terms_after_the_inline_code() -> No
 def test_a_command_written_without_its_program_is_its_alias() -> None:
     commands = ["uv pip install", "pip install", "uv"]
     assert shorthand_commands(commands) == {"uv pip install": ("pip install",)}
-
-
-def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
-    names, aliases = kind_commands(["pointer command", "clean filter"], ["git lfs pointer"])
-    assert names == ["git lfs pointer", "clean filter"]
-    assert aliases == {"git lfs pointer": ("pointer command",)}
 
 
 @pytest.mark.parametrize(

@@ -4,29 +4,16 @@ from __future__ import annotations
 
 from wikic.language.definitions import (
     defined_abbreviations,
-    defined_subjects,
     defined_terms,
     kind_names,
     linked_names,
     short_names,
 )
-from wikic.language.sentences import Sentence
 from wikic.vault.document import Document, parse_document
 
 
 def _doc(body: str) -> Document:
     return parse_document(f"# Widget\n\n{body}\n", filename="w.md")
-
-
-def test_a_sentence_that_says_what_a_name_is_defines_it() -> None:
-    texts = [
-        "Cranelift is a code generation backend written in Rust.",
-        "`version` is the first key of a pointer.",
-        "It is a backend.",  # a pronoun defines nothing
-        "Installation is a single step.",  # a heading word, not a name
-    ]
-    sentences = [Sentence(f"s{i}", "p1", t) for i, t in enumerate(texts)]
-    assert defined_subjects(sentences) == ["Cranelift", "version"]
 
 
 def test_bold_terms_and_capitalised_names_with_an_abbreviation_are_defined_terms() -> None:

@@ -774,16 +774,6 @@ def test_a_code_name_loses_its_placeholder_path_and_its_list_of_values() -> None
     assert "--n-gen" in terms  # `-n 16,32`: the flag, by its long form
 
 
-def test_a_kind_name_of_a_command_the_document_runs_is_that_command() -> None:
-    from wikic.language.commands import kind_commands
-
-    names, aliases = kind_commands(
-        ["pointer command", "clean filter", "track command"], ["git lfs pointer", "git lfs"]
-    )
-    assert names == ["git lfs pointer", "clean filter", "track command"]
-    assert aliases == {"git lfs pointer": ("pointer command",)}
-
-
 def test_a_name_only_listed_among_other_code_names_is_not_what_a_sentence_is_about() -> None:
     from wikic.language.evidence import only_listed
 
@@ -865,10 +855,9 @@ def test_a_one_word_heading_and_the_phrase_its_section_uses_are_one_page() -> No
     assert named_by_phrase("Git LFS", ["Git LFS server"], sentences) is None  # not one word
 
 
-def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the_model() -> None:
-    """Topics of a document with no model reply: "the `pointer` command" is the
-    `git lfs pointer` the document runs, `RUSTFLAGS` written as code is a variable (one
-    sentence will do), and "The Pointer" section is the "pointer file" page."""
+def test_code_finds_a_heading_phrase_without_the_model() -> None:
+    """Topics of a document with no model reply: "The Pointer" section is the "pointer file"
+    page its sentences name."""
     from wikic.ingest.extract import finish_extraction
     from wikic.llm.backend import EMPTY_STATS, Generation
 
@@ -882,8 +871,7 @@ def test_code_finds_a_run_subcommand_a_variable_and_a_heading_phrase_without_the
     replies = [Generation("", None, EMPTY_STATS, error="no reply") for _ in job.requests]
     topics = {t.name: t for t in finish_extraction(job, replies, config).topics}
     assert topics["pointer file"].aliases[0] == "Pointer"
-    assert topics["git lfs pointer"].aliases == ("pointer command",)
-    assert "RUSTFLAGS" in topics and "Pointer" not in topics
+    assert "Pointer" not in topics
 
 
 def test_a_link_named_as_its_address_ends_names_a_project_a_page_of_its_own() -> None:
@@ -1036,18 +1024,6 @@ def test_a_heading_of_rules_names_the_thing_they_govern() -> None:
     found = {t.name: t.aliases for t in section_topics(doc, fact_sentences(doc))}
     assert found["Tier 2 target"] == ("Tier 2 target policy",)
     assert "Retention policy" in found and "Retention" not in found  # never said on its own
-
-
-def test_a_name_the_document_defines_is_a_topic_though_a_longer_name_holds_it() -> None:
-    from wikic.language.definitions import defined_subjects
-
-    doc = parse_document(
-        "# Cranelift backend for rustc\n\nCranelift is a code generation backend written in "
-        "Rust. The Cranelift backend compiles fast. This is a plan. `version` is the first "
-        "key. Each test is a run. The result is a table.\n",
-        filename="cl.md",
-    )
-    assert defined_subjects(fact_sentences(doc)) == ["Cranelift", "version"]
 
 
 def test_a_quote_right_after_a_code_block_is_its_output_not_a_fact() -> None:

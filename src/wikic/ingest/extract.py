@@ -339,7 +339,6 @@ def _code_topics(
     for f in found:
         aliases_of.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
     known = [n for f in found for n in f.precise]
-    entities = [n for f in found for n in f.entities]
     more = [n for f in found for n in f.evidence if n not in names]
     # how a name is matched, not a finder: a word written as code is matched verbatim, but
     # not the `clean` of "clean filter"
@@ -360,9 +359,7 @@ def _code_topics(
         *(
             Topic(
                 n,
-                # a capitalised name the document defines ("CON is a reserved device name")
-                # names a thing even where it only opens sentences
-                grounding.guess_type(n, source_text, _subject_type(n, entities)),
+                _type(n, source_text),
                 aliases_of.get(n, ()),
                 ids,
                 precise=is_precise(n, known),
@@ -371,10 +368,6 @@ def _code_topics(
             for i, (n, ids) in enumerate(evident)
         ),
     ]
-
-
-def _subject_type(name: str, subjects: Sequence[str]) -> str:
-    return "entity" if name in subjects and name[:1].isupper() else "concept"
 
 
 def opening(doc: Document, sentences: Sequence[Sentence], limit: int, *, count: int = 2) -> str:

@@ -146,22 +146,6 @@ def shorthand_commands(commands: Sequence[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def kind_commands(
-    kinds: Sequence[str], commands: Sequence[str]
-) -> tuple[list[str], dict[str, tuple[str, ...]]]:
-    """(names, aliases): "the `pointer` command" of a document that runs `git lfs pointer` is
-    that command, with the kind name as its alias; other kind names stay as they are."""
-    runs = {c.rsplit(" ", 1)[-1]: c for c in commands if " " in c}
-    names: list[str] = []
-    aliases: dict[str, tuple[str, ...]] = {}
-    for kind in kinds:
-        command = runs.get(kind.removesuffix(" command")) if kind.endswith(" command") else None
-        names.append(command or kind)
-        if command:
-            aliases[command] = (kind,)
-    return names, aliases
-
-
 def flag_aliases(doc: Document) -> dict[str, tuple[str, ...]]:
     """Long flags with the short forms the document pairs them with: "`-ngl N` (or
     `--n-gpu-layers N`)" and "`-b, --batch-size`" give `--n-gpu-layers`: (`-ngl`,) and

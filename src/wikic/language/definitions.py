@@ -5,38 +5,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from wikic.language.grounding import related
 from wikic.language.headings import GENERIC_KEYS, MAX_HEADING_WORDS
-from wikic.language.sentences import Sentence
-from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.language.vocabulary import is_common_term
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 _DEFINED_RE = re.compile(r"\b((?:[A-Z][\w-]*\s+){1,5}[A-Z]?[\w-]+)\s+\(([A-Za-z][\w-]{1,10})\)")
-
-
-# "Cranelift is a code generation backend …", "`version` is the first key …": a sentence that
-# opens by saying what its subject is (a name: capitalised or code) defines it
-_DEFINES_RE = re.compile(
-    r"(?:An?\s+|The\s+)?((?:`[^`]+`|[A-Z][\w.+-]*)(?:\s+[A-Z][\w.+-]*){0,2})\s+(?:is|are)\s+"
-    r"(?:an?|the)\s"
-)
-
-
-def defined_subjects(sentences: Sequence[Sentence]) -> list[str]:
-    """Names a sentence defines ("Cranelift is a code generation backend written in Rust …"),
-    in document order. Such a name is a page even when a longer name holds it ("Cranelift
-    backend", the title): the document says what it is."""
-    found: dict[str, None] = {}
-    for s in sentences:
-        m = _DEFINES_RE.match(s.text)
-        name = m.group(1).strip("`") if m else ""
-        if name and name.casefold() not in TOPICLESS_WORDS and name_key(name) not in GENERIC_KEYS:
-            found[name] = None
-    return list(found)
 
 
 def defined_terms(doc: Document) -> list[str]:

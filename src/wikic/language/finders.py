@@ -12,7 +12,6 @@ what each one adds (docs/topic-finders.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -30,7 +29,6 @@ from wikic.vault.document import Document
 MAX_CODE_TERMS = 16  # code names offered before the prose's names; the rest after them
 MAX_COMMANDS = 8  # of the offers: a changelog's dozens of subcommands leave room for names
 MAX_RECURRING = 40  # recurring names and phrases offered (the offers are cut at 32 in all)
-_VARIABLE_RE = re.compile(r"[A-Z][A-Z0-9_]{3,}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,8 +67,7 @@ class Found:
     the model, which also become pages when enough whole-fact sentences name them; `evidence`:
     names that become pages so, even where the offers were cut before them. `aliases`: a
     name's other names (a sentence naming one names it). `precise`: names one sentence is
-    evidence enough for, weighing more (`_commands.is_precise`). `entities`: names the
-    document says what they are (a capitalised one names a thing, not a concept)."""
+    evidence enough for, weighing more (`_commands.is_precise`)."""
 
     sections: tuple[_section_topics.SectionTopic, ...] = ()
     subject: _section_topics.SectionTopic | None = None
@@ -78,7 +75,6 @@ class Found:
     evidence: tuple[str, ...] = ()
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     precise: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,15 +137,6 @@ def flag_aliases(r: Reading) -> Found:
     return Found(aliases=_commands.flag_aliases(r.doc))
 
 
-def kind_names(r: Reading) -> Found:
-    """Names a one-word code span makes with the kind word after it ("the `clean` filter":
-    "clean filter"; "the `pointer` command" of a document that runs `git lfs pointer`: that
-    command, with the kind name as its alias). `clean` alone is any word; with its kind it is
-    a precise name."""
-    names, aliases = _commands.kind_commands(_definitions.kind_names(r.doc), r.commands)
-    return Found(evidence=tuple(names), aliases=aliases, precise=tuple(names))
-
-
 def shorthand_commands(r: Reading) -> Found:
     """Commands the document also writes without their program (`uv pip install` and `pip
     install`), as aliases: one command, one page."""
@@ -160,25 +147,6 @@ def short_names(r: Reading) -> Found:
     """Code names the document shortens ("`rustc_codegen_cranelift` or `cg_cranelift` for
     short"), as aliases: the short name counts as naming the long one."""
     return Found(aliases=_definitions.short_names(r.doc))
-
-
-def code_variables(r: Reading) -> Found:
-    """Upper-case words written as code (`RUSTFLAGS`, `OLLAMA_HOST`): variables and constants,
-    precise names one sentence is evidence enough for."""
-    return Found(precise=tuple(t for t in r.code_terms if _VARIABLE_RE.fullmatch(t)))
-
-
-def defined_subjects(r: Reading) -> Found:
-    """Names a sentence defines by opening with them ("Cranelift is a code generation
-    backend …", "`version` is the first key …"): the document says what they are, so each is
-    a precise name (a capitalised one an entity), even where a longer name holds it."""
-    found = tuple(_definitions.defined_subjects(r.sentences))
-    return Found(
-        offers=((Rank.READ, tuple(_definitions.defined_subjects(r.prose))),),
-        evidence=found,
-        precise=found,
-        entities=found,
-    )
 
 
 def linked_names(r: Reading) -> Found:
@@ -221,11 +189,8 @@ FINDERS: tuple[Finder, ...] = (
     Finder("commands", commands),
     Finder("defined-abbreviations", defined_abbreviations),
     Finder("flag-aliases", flag_aliases),
-    Finder("kind-names", kind_names),
     Finder("shorthand-commands", shorthand_commands),
     Finder("short-names", short_names),
-    Finder("code-variables", code_variables),
-    Finder("defined-subjects", defined_subjects),
     Finder("linked-names", linked_names),
     Finder("code-names", code_names),
     Finder("defined-terms", defined_terms),
