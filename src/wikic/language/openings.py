@@ -1,0 +1,74 @@
+"""Openings that stand alone: whether a sentence can be the first sentence of a topic page.
+
+A page's first sentence is read without its document around it (in the index, in a search
+hit, as a link's preview). It must name the page's subject, and it must not lean on what came
+before it in its document: a sentence that refers back ("This …", "The above command …"), a
+bare default ("Defaults to `0.0`.", "If not provided, the default mappings are used."), or
+a lead-in cut before the code block it introduced ("You can also use `mlx-lm` from the
+command line with.") says nothing on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from wikic.language import grounding
+from wikic.language.prose_checks import CONTINUES, cut_reason, plain, table_row_reason
+
+# opens by pointing at what came before it in the document
+_REFERS_BACK_RE = re.compile(
+    r"^(?:This|These|Those|That|It|Its|They|Their|Them|Such|Here|Above|Below|"
+    r"The (?:above|following|below|former|latter|same)|As (?:above|such|mentioned)|"
+    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:Also|Otherwise|Then|Instead),?)\b"
+)
+# a default, a condition or an instruction with no subject: what a field's row says after its name
+_BARE_DEFAULT_RE = re.compile(
+    r"^(?:\(?defaults?\b|by default[,:]?\s*(?:`|\d|true|false|none|null|disabled|enabled)|"
+    r"(?:if|when|unless) (?:not |this is |it is |left )?(?:provided|set|given|specified|"
+    r"omitted|unset|empty|absent|present|enabled|disabled)\b|"
+    r"set (?:to|this|it)\b|optional\b|required\b|(?:only )?(?:used|applies|ignored) (?:when|if)\b)",
+    re.IGNORECASE,
+)
+_WORD_RE = re.compile(r"[\w'’]+")
+
+
+def refers_back(text: str) -> bool:
+    """Whether `text` opens by pointing at what its document said before ("These are …",
+    "The above command …", "It defaults …")."""
+    return _REFERS_BACK_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+
+
+def bare_default(text: str) -> bool:
+    """Whether `text` is a default, a condition or an instruction said of a subject it does not
+    name ("Defaults to `0.0` (disabled).", "Set to `null` to unload.", "If not provided, the
+    default mappings are used.")."""
+    return _BARE_DEFAULT_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+
+
+def cut_before_code(text: str) -> bool:
+    """Whether `text` is a lead-in whose end was its code block: it ends with ':' or with a word
+    that needs more after it ("… from the command line with.")."""
+    flat = plain(text).rstrip()
+    if flat.endswith(":"):
+        return True
+    words = _WORD_RE.findall(flat)
+    return bool(words) and flat[-1:] in ".:" and words[-1].casefold() in CONTINUES
+
+
+def opening_fault(names: Sequence[str], text: str) -> str | None:
+    """Why `text` cannot open the page of the subject called `names` (title first, then its
+    aliases), or None when it stands alone."""
+    if not text.strip():
+        return "empty"
+    if cut_before_code(text) or cut_reason(text):
+        return "cut: it ends where its document went on (a code block, a list)"
+    if refers_back(text):
+        return "refers back to what its document said before"
+    if bare_default(text):
+        return "a default or condition without its subject"
+    if table_row_reason(text):
+        return "a table row"
+    if not grounding.mentions([n for n in names if n], plain(text)):
+        return "does not name its subject"
+    return None
