@@ -327,6 +327,9 @@ class DocResult:
     error: str | None = None
     title_subjects: tuple[str, ...] = ()  # what the title and H1 name (`title_subjects`)
     title_subjects_missing: tuple[str, ...] = ()  # of those, the ones without a page
+    # expected topics without a page that a page citing the source lists (issue 32: an option,
+    # flag or field is a cited row on its parent's page): named in code in one of its facts
+    topics_listed: tuple[str, ...] = ()
 
     @property
     def recall(self) -> float | None:
@@ -402,10 +405,21 @@ def measure_document(
         else None,
         error=(outcome or {}).get("error"),
         title_subjects=tuple(s[0] for s in subjects),
+        topics_listed=tuple(
+            t[0]
+            for t in expected
+            if t not in found and any(listed(a, p.facts_from(name)) for a in t for p in pages)
+        ),
         title_subjects_missing=tuple(
             s[0] for s in subjects if not any(topic_matches(s, p) for p in pages)
         ),
     )
+
+
+def listed(name: str, facts: Sequence[Fact]) -> bool:
+    """Whether one of `facts` names `name` in code (`--repetitions`, `top_p`): a row of the
+    list its parent's page holds."""
+    return any(f"`{name}`" in f.text for f in facts)
 
 
 def opening_checks(topics: Sequence[TopicPage]) -> list[dict[str, str]]:
@@ -486,6 +500,10 @@ def totals(
         "topics_expected": expected,
         "topics_found": found,
         "topic_recall": _round(_ratio(found, expected)),
+        "topics_listed": sum(len(d.topics_listed) for d in docs),
+        "topic_recall_with_listed": _round(
+            _ratio(found + sum(len(d.topics_listed) for d in docs), expected)
+        ),
         "topic_recall_without_episodes": _round(
             _ratio(sum(len(d.topics_found) for d in plain), sum(d.topics_expected for d in plain))
         ),
@@ -792,6 +810,11 @@ def render_markdown(result: dict[str, Any]) -> str:
     ingest = result["ingest"]
     extra = [
         ("topic recall without episodes", _pct(t["topic_recall_without_episodes"])),
+        (
+            "topic recall, counting topics listed on a parent's page",
+            _pct(t.get("topic_recall_with_listed")),
+        ),
+        ("related lists distinct from a sibling's", _pct(t.get("related_distinct_share"))),
         ("topic pages per source", _num(t["topic_pages_per_source"])),
         ("topic pages per 1,000 words", _num(t["topic_pages_per_1k_words"])),
         ("ingest wall s (process, model load included)", _num(ingest.get("wall_s"))),

@@ -249,7 +249,6 @@ def _stem(word: str) -> str:
     return word.casefold()[:5]
 
 
-
 def _title_word_name(word: str, code: str) -> bool:
     """Whether a word of a title is a name: `LoRA`, `QLoRA` (a capital inside), `GPT-2`,
     `WSL2` (a digit), `KV`, `HTTP` (an acronym), `llama.cpp`, `mlx_lm`, or `mlx-lm` when the

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from wikic.language import grounding
-from wikic.language.prose_checks import CONTINUES, cut_reason, plain, table_row_reason
+from wikic.language.prose_checks import cut_reason, plain, table_row_reason
 
 # opens by pointing at what came before it in the document
 _REFERS_BACK_RE = re.compile(
@@ -31,6 +31,12 @@ _BARE_DEFAULT_RE = re.compile(
     re.IGNORECASE,
 )
 _WORD_RE = re.compile(r"[\w'’]+")
+# words no sentence ends with: a lead-in whose code block was its end ("… the command line
+# with."); "binds to." and "is set by." are whole
+_CUT_ENDS = frozenset({
+    "a", "an", "the", "with", "using", "via", "including", "like", "and", "or", "of", "into",
+    "onto", "such", "e.g", "i.e", "namely", "your", "its", "their", "our", "my",
+})  # fmt: skip
 
 
 def refers_back(text: str) -> bool:
@@ -53,12 +59,12 @@ def cut_before_code(text: str) -> bool:
     if flat.endswith(":"):
         return True
     words = _WORD_RE.findall(flat)
-    return bool(words) and flat[-1:] in ".:" and words[-1].casefold() in CONTINUES
+    return bool(words) and flat[-1:] in ".:" and words[-1].casefold() in _CUT_ENDS
 
 
-def opening_fault(names: Sequence[str], text: str) -> str | None:
-    """Why `text` cannot open the page of the subject called `names` (title first, then its
-    aliases), or None when it stands alone."""
+def leans_on_context(text: str) -> str | None:
+    """Why `text` means nothing without the text around it in its document, or None: it is
+    empty, cut, refers back, a bare default or a table row."""
     if not text.strip():
         return "empty"
     if cut_before_code(text) or cut_reason(text):
@@ -69,6 +75,38 @@ def opening_fault(names: Sequence[str], text: str) -> str | None:
         return "a default or condition without its subject"
     if table_row_reason(text):
         return "a table row"
-    if not grounding.mentions([n for n in names if n], plain(text)):
-        return "does not name its subject"
     return None
+
+
+def opening_fault(names: Sequence[str], text: str) -> str | None:
+    """Why `text` cannot open the page of the subject called `names` (title first, then its
+    aliases), or None when it stands alone: it names the subject and does not lean on its
+    context (`leans_on_context`)."""
+    reason = leans_on_context(text)
+    if reason is None and not grounding.mentions([n for n in names if n], plain(text)):
+        return "does not name its subject"
+    return reason
+
+
+_DEFINES_RE = re.compile(
+    r"^\s*(?:is|are|means|refers to|stands for|controls|sets|specifies|determines|enables|"
+    r"disables|limits|selects|gives|holds|returns)\b",
+    re.IGNORECASE,
+)
+
+
+def defines(names: Sequence[str], text: str) -> bool:
+    """Whether `text` defines the subject called `names`: it opens with the name (after an
+    article, in code or not) and a defining verb ("`top_p` is the cumulative probability …",
+    "The `--threads` option sets …")."""
+    flat = plain(text).lstrip("*_\"'“(")
+    flat = re.sub(r"^(?:the|a|an)\s+", "", flat, flags=re.IGNORECASE)
+    for name in (n.strip("`") for n in names if n.strip("`")):
+        m = re.match(
+            rf"`?{re.escape(name)}`?(?:\s+(?:option|flag|field|parameter|setting|key))?",
+            flat,
+            re.IGNORECASE,
+        )
+        if m and _DEFINES_RE.match(flat, m.end()):
+            return True
+    return False

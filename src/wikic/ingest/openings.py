@@ -1,0 +1,96 @@
+"""A page's opening when none of its facts can open it: written by code from the document's
+own structure (what kind of thing the subject is, the section and the document it is in),
+cited to that section, and marked `opening: derived` in the page's properties.
+
+"`top_p` is a request field described under “Request fields” in HTTP Model Server." says
+what the page is about without a fact that defines it; a fact that stands alone
+(`language.openings.opening_fault`) always wins over it, now or when a later source brings
+one (`write._better_lead`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wikic.language.commands import command_names, is_code_like
+from wikic.vault.document import Document
+from wikic.vault.names import name_key
+from wikic.vault.topic_page import section_heading
+
+DERIVED = "derived"  # the value of the `opening` property of a page whose opening code wrote
+# what a thing is called in the text right before or after its name: "the `OLLAMA_HOST`
+# environment variable", "the option `--json`"; most specific first
+KIND_NOUNS = (
+    "environment variable", "configuration file", "config file", "config key", "request field",
+    "response field", "command-line option", "command line option", "subcommand", "command",
+    "option", "flag", "field", "parameter", "argument", "setting", "variable", "key",
+    "function", "macro", "method", "class", "struct", "type", "module", "package", "library",
+    "plugin", "file", "directory", "endpoint", "filter", "hook", "model", "format", "tool",
+    "backend", "service", "server", "table", "header", "property",
+)  # fmt: skip
+_KINDS = "|".join(re.escape(k) for k in KIND_NOUNS)
+
+
+@dataclass(frozen=True)
+class Opening:
+    text: str  # the sentence, plain (the `summary` property)
+    block: str  # the paragraph it is cited to
+
+
+def kind_of(name: str, texts: Sequence[str], doc: Document) -> str | None:
+    """What kind of thing `name` is, as the document calls it: the kind noun right after or
+    before the name in its sentences, the most frequent ("the `OLLAMA_HOST` environment
+    variable"); a flag is an option and a command the document runs a command. None when the
+    text never says."""
+    plain = name.strip("`")
+    quoted = rf"`?{re.escape(plain)}`?"
+    after = re.compile(rf"(?<![\w-]){quoted}\s+({_KINDS})s?\b", re.IGNORECASE)
+    before = re.compile(rf"\b({_KINDS})\s+{quoted}(?![\w-])", re.IGNORECASE)
+    found: Counter[str] = Counter()
+    for text in texts:
+        for m in (*after.finditer(text), *before.finditer(text)):
+            found[m.group(1).casefold()] += 1
+    if found:
+        return found.most_common(1)[0][0]
+    if plain.startswith("-"):
+        return "option"
+    if plain in command_names(doc):
+        return "command"
+    return None
+
+
+def structural_opening(
+    name: str,
+    texts: Sequence[str],
+    blocks: Sequence[str],
+    doc: Document,
+    parent: str | None = None,
+) -> Opening | None:
+    """The opening code writes for the page of `name` from the document's structure:
+    `texts` are its facts and `blocks` the paragraphs they come from (the first is cited);
+    `parent` is the page it belongs to (the command, endpoint or file), if any. None when the
+    page has no fact to cite."""
+    if not blocks:
+        return None
+    block = doc.block(blocks[0])
+    heading = section_heading(doc.sections[block.section].heading)
+    title = section_heading(doc.title)
+    shown = f"`{name}`" if is_code_like(name) and "`" not in name else name
+    kind = kind_of(name, texts, doc)
+    key = name_key(name)
+    if key in (name_key(title), name_key(parent or "")) and kind is None:
+        return Opening(f"{shown} is the subject of “{title}”.", block.id)
+    if heading and name_key(heading) == key and kind is None:  # the heading names it
+        return Opening(f"{shown} is a section of “{title}”.", block.id)
+    named = heading and heading != title and name_key(heading) != key
+    where = f"under “{heading}” in “{title}”" if named else f"in “{title}”"
+    if kind is not None:
+        of = f" of {parent}" if parent and parent.casefold() != name.casefold() else ""
+        article = "an" if kind[0] in "aeiou" else "a"
+        text = f"{shown} is {article} {kind}{of} described {where}."
+    else:
+        text = f"{shown} is described {where}."
+    return Opening(" ".join(text.split()), block.id)
