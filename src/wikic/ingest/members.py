@@ -23,6 +23,7 @@ from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.headings import title_subjects
 from wikic.language.openings import defines
 from wikic.language.sentences import Sentence
+from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 OWN_PAGE_FACTS = 3  # facts naming a member that make it a page of its own (with a reference)
@@ -34,6 +35,7 @@ MEMBER_KINDS = frozenset({
 })  # fmt: skip
 _FLAG_RE = re.compile(r"^--?[A-Za-z][\w-]*$")
 _FIELD_RE = re.compile(r"^[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+$")  # top_p, generation.batch_size
+_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)*$")  # a key: stop, top_p, max-tokens
 # "`top_p`: …", "`stop` — …", "top_p (float): …": an item or row that lists a member
 _LISTED_RE = re.compile(r"^`?(?P<name>[^`:—–]+?)`?(?:\s*\([^()]{1,24}\))?\s*[:—–|]\s*\S")
 
@@ -85,17 +87,23 @@ def is_member(topic: Topic, ex: Extraction) -> bool:
     the document calls an option, field, parameter, setting or key ("the `seed` parameter"),
     or one listed as the term of items or rows ("`stop`: …")."""
     name = topic.name.strip("`")
-    if _FLAG_RE.match(name):
-        return True
     doc = ex.document
+    if _FLAG_RE.match(name) and _in_code(name, doc):
+        return True  # a flag a command line of the document passes ("the -wal file" is none)
     if not (_FIELD_RE.match(name) or any(name in b.code_spans for b in doc.blocks)):
         return False  # a name in plain words ("quantization") is a concept of its own
     texts = [ex.sentences[f].text for f in topic.facts if f in ex.sentences]
     kind = kind_of(name, texts, doc)
     if kind is not None:
         return kind in MEMBER_KINDS
-    listed = any(_listed_as(name, ex.sentences[f], ex) for f in topic.facts if f in ex.sentences)
-    return bool(_FIELD_RE.match(name)) and listed
+    if not _KEY_RE.match(name):
+        return False  # `_PyUnicode_InternMortal`, `Config`: a function or a type, not a key
+    return any(_listed_as(name, ex.sentences[f], ex) for f in topic.facts if f in ex.sentences)
+
+
+def _in_code(name: str, doc: Document) -> bool:
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+    return any(b.kind == "code" and pattern.search(b.text) for b in doc.blocks)
 
 
 def keeps_page(topic: Topic, ex: Extraction) -> bool:
@@ -118,7 +126,7 @@ def keeps_page(topic: Topic, ex: Extraction) -> bool:
 def safe_title(name: str) -> str:
     """`name` fit to be a page title that links can name: no `[[`, `]]`, `|`, `#` or `^`
     (`bitsandbytes[training]` → `bitsandbytes (training)`, `C#` → `C♯`)."""
-    text = name.replace("[", "(").replace("]", ")").replace("|", "/")
+    text = re.sub(r"(?<=\w)\[", " [", name).replace("[", "(").replace("]", ")").replace("|", "/")
     text = text.replace("#", "♯").replace("^", "")
     return " ".join(text.split())
 

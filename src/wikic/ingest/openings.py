@@ -55,8 +55,11 @@ def kind_of(name: str, texts: Sequence[str], doc: Document) -> str | None:
             found[m.group(1).casefold()] += 1
     if found:
         return found.most_common(1)[0][0]
-    if plain.startswith("-"):
-        return "option"
+    if plain.startswith("-") and any(
+        b.kind == "code" and re.search(rf"(?<![\w-]){re.escape(plain)}(?![\w-])", b.text)
+        for b in doc.blocks
+    ):
+        return "option"  # a flag a command line of the document passes
     if plain in command_names(doc):
         return "command"
     return None
@@ -78,7 +81,10 @@ def structural_opening(
     block = doc.block(blocks[0])
     heading = section_heading(doc.sections[block.section].heading)
     title = section_heading(doc.title)
-    shown = f"`{name}`" if is_code_like(name) and "`" not in name else name
+    coded = (" " not in name and is_code_like(name)) or any(
+        name in b.code_spans for b in doc.blocks
+    )
+    shown = f"`{name}`" if coded and "`" not in name else name
     kind = kind_of(name, texts, doc)
     key = name_key(name)
     if key in (name_key(title), name_key(parent or "")) and kind is None:

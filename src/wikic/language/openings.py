@@ -89,7 +89,7 @@ def opening_fault(names: Sequence[str], text: str) -> str | None:
 
 
 _DEFINES_RE = re.compile(
-    r"^\s*(?:is|are|means|refers to|stands for|controls|sets|specifies|determines|enables|"
+    r"\s*(?:is|are|means|refers to|stands for|controls|sets|specifies|determines|enables|"
     r"disables|limits|selects|gives|holds|returns)\b",
     re.IGNORECASE,
 )
