@@ -12,13 +12,12 @@ always get a page. Titles are sanitised so that they can stand in a link.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.openings import kind_of
+from wikic.ingest.openings import document_commands, kind_of
 from wikic.language import grounding
-from wikic.language.commands import command_names
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.headings import title_subjects
 from wikic.language.openings import defines
@@ -56,32 +55,32 @@ def place_topics(ex: Extraction) -> Placed:
     topics = [_sanitised(t) for t in ex.topics]
     topics = _with_title_subjects(ex, topics)
     sentences = ex.sentences
-    commands = set(command_names(ex.document))
+    commands = document_commands(ex.document)
+    of_kind = {id(t) for t in topics if is_member(t, ex, commands)}
     members = [
         t
         for t in topics
         if not t.subject
-        and (is_member(t, ex) or _subcommand(t, topics, commands))
+        and (id(t) in of_kind or _subcommand(t, topics, commands))
         and not keeps_page(t, ex)
     ]
-    kept = [t for t in topics if t not in members]
+    kept = [t for t in topics if t not in members]  # in the source's order
+    parents = [i for i, t in enumerate(kept) if id(t) not in of_kind]  # never another member
     for member in members:
-        at = _parent(member, kept, sentences, ex)
+        at = _parent(member, [kept[i] for i in parents], sentences, ex)
         if at is None:
             kept.append(member)  # nothing it belongs to: a page of its own after all
             continue
-        parent = kept[at]
-        kept[at] = replace(
+        parent = kept[parents[at]]
+        kept[parents[at]] = replace(
             parent,
             facts=tuple(dict.fromkeys((*parent.facts, *_own(member, sentences)))),
         )
         notes.append(f"listed {member.name!r} on the page of {parent.name!r} (a member of it)")
-    order = {id(t): i for i, t in enumerate(topics)}
-    kept.sort(key=lambda t: order.get(id(t), len(order)))
     return Placed(kept, notes)
 
 
-def is_member(topic: Topic, ex: Extraction) -> bool:
+def is_member(topic: Topic, ex: Extraction, commands: Collection[str] | None = None) -> bool:
     """Whether `topic` is an option, flag, field or config key of something else: a flag by
     its form (`--threads`, `-p`); a field or key (`top_p`, `generation.batch_size`) or any name
     the document calls an option, field, parameter, setting or key ("the `seed` parameter"),
@@ -93,7 +92,7 @@ def is_member(topic: Topic, ex: Extraction) -> bool:
     if not (_FIELD_RE.match(name) or any(name in b.code_spans for b in doc.blocks)):
         return False  # a name in plain words ("quantization") is a concept of its own
     texts = [ex.sentences[f].text for f in topic.facts if f in ex.sentences]
-    kind = kind_of(name, texts, doc)
+    kind = kind_of(name, texts, doc, commands)
     if kind is not None:
         return kind in MEMBER_KINDS
     if not _KEY_RE.match(name):
@@ -183,7 +182,7 @@ def _parent(
     ]
     best: tuple[int, int, int] | None = None  # (score, -index, index)
     for i, t in enumerate(kept):
-        if t is member or is_member(t, ex):
+        if t is member:
             continue
         if member.name.startswith(t.name + " "):  # `llm aliases` of `llm aliases set`
             return i
@@ -196,7 +195,7 @@ def _parent(
     return best[2] if best is not None else None
 
 
-def _subcommand(topic: Topic, topics: Sequence[Topic], commands: set[str]) -> bool:
+def _subcommand(topic: Topic, topics: Sequence[Topic], commands: Collection[str]) -> bool:
     """Whether `topic` is the last word of a command the document runs under another topic's
     command (`llm aliases set` of `llm aliases`, not `llm aliases` of `llm`): a member of it,
     as its options are."""

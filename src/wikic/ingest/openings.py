@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from wikic.language.commands import command_names, is_code_like
@@ -32,6 +32,9 @@ KIND_NOUNS = (
     "backend", "service", "server", "table", "header", "property",
 )  # fmt: skip
 _KINDS = "|".join(re.escape(k) for k in KIND_NOUNS)
+_WORD = r"`?(?P<word>[^\s`]+?)`?"
+_WORD_KIND_RE = re.compile(rf"(?<![\w-]){_WORD}\s+(?P<kind>{_KINDS})s?\b", re.IGNORECASE)
+_KIND_WORD_RE = re.compile(rf"\b(?P<kind>{_KINDS})\s+{_WORD}(?=[\s.,;:!?)]|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,19 +43,32 @@ class Opening:
     block: str  # the paragraph it is cited to
 
 
-def kind_of(name: str, texts: Sequence[str], doc: Document) -> str | None:
+def kind_of(
+    name: str, texts: Sequence[str], doc: Document, commands: Collection[str] | None = None
+) -> str | None:
     """What kind of thing `name` is, as the document calls it: the kind noun right after or
     before the name in its sentences, the most frequent ("the `OLLAMA_HOST` environment
-    variable"); a flag is an option and a command the document runs a command. None when the
-    text never says."""
+    variable"); a flag is an option and a command the document runs (`commands`, found when
+    not given) a command. None when the text never says."""
     plain = name.strip("`")
-    quoted = rf"`?{re.escape(plain)}`?"
-    after = re.compile(rf"(?<![\w-]){quoted}\s+({_KINDS})s?\b", re.IGNORECASE)
-    before = re.compile(rf"\b({_KINDS})\s+{quoted}(?![\w-])", re.IGNORECASE)
     found: Counter[str] = Counter()
-    for text in texts:
-        for m in (*after.finditer(text), *before.finditer(text)):
-            found[m.group(1).casefold()] += 1
+    folded = plain.casefold()
+    texts = [t for t in texts if folded in t.casefold()]
+    if " " in plain and texts:  # a phrase: its own patterns
+        quoted = rf"`?{re.escape(plain)}`?"
+        after = re.compile(rf"(?<![\w-]){quoted}\s+({_KINDS})s?\b", re.IGNORECASE)
+        before = re.compile(rf"\b({_KINDS})\s+{quoted}(?![\w-])", re.IGNORECASE)
+        for text in texts:
+            for m in (*after.finditer(text), *before.finditer(text)):
+                found[m.group(1).casefold()] += 1
+    else:  # one word: the precompiled patterns, the word compared
+        for text in texts:
+            for m in _WORD_KIND_RE.finditer(text):
+                if m.group("word") == plain:
+                    found[m.group("kind").casefold()] += 1
+            for m in _KIND_WORD_RE.finditer(text):
+                if m.group("word") == plain:
+                    found[m.group("kind").casefold()] += 1
     if found:
         return found.most_common(1)[0][0]
     if plain.startswith("-") and any(
@@ -60,9 +76,20 @@ def kind_of(name: str, texts: Sequence[str], doc: Document) -> str | None:
         for b in doc.blocks
     ):
         return "option"  # a flag a command line of the document passes
-    if plain in command_names(doc):
+    if plain in (document_commands(doc) if commands is None else commands):
         return "command"
     return None
+
+
+_LAST: list[tuple[Document, frozenset[str]]] = []  # the last document's commands
+
+
+def document_commands(doc: Document) -> frozenset[str]:
+    """The commands `doc` runs (`command_names`), kept for the document asked last: the pages
+    of one source ask in turn."""
+    if not _LAST or _LAST[0][0] is not doc:
+        _LAST[:] = [(doc, frozenset(command_names(doc)))]
+    return _LAST[0][1]
 
 
 def structural_opening(

@@ -10,7 +10,7 @@ same siblings.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from wikic.ingest.extract import Extraction, Topic
 from wikic.language import grounding
@@ -27,13 +27,16 @@ def related_topics(
     """For each of `topics` (the pages of one source, in order), the indexes of the others it
     is related to, best first, at most `limit`; ties keep the source's order."""
     doc = ex.document
-    facts = [set(t.facts) for t in topics]
-    texts = [[ex.sentences[f].text for f in t.facts if f in ex.sentences] for t in topics]
-    sections = [
-        {doc.block(ex.sentences[f].paragraph).section for f in t.facts if f in ex.sentences}
-        for t in topics
+    facts = [{f for f in t.facts if f in ex.sentences} for t in topics]
+    sections = [{doc.block(ex.sentences[f].paragraph).section for f in ids} for ids in facts]
+    every = sorted(set().union(*facts)) if facts else []
+    # which of the source's facts name each page: asked once per (page, fact), not per pair
+    texts = {f: ex.sentences[f].text for f in every}
+    words = {f: set(grounding.word_keys(texts[f])) for f in every}
+    named_by = [
+        {f for f in every if exact.search(texts[f]) or any(c and c <= words[f] for c in parts)}
+        for exact, parts in map(_pattern, topics)
     ]
-    names = [_pattern(t) for t in topics]
     out: list[list[int]] = []
     for i in range(len(topics)):
         scored = []
@@ -41,8 +44,8 @@ def related_topics(
             if i == j:
                 continue
             score = SHARED_FACT * len(facts[i] & facts[j])
-            score += NAMED * any(names[j](x) for x in texts[i])
-            score += NAMED * any(names[i](x) for x in texts[j])
+            score += NAMED * bool(facts[i] & named_by[j])
+            score += NAMED * bool(facts[j] & named_by[i])
             score += SHARED_SECTION * len(sections[i] & sections[j])
             if score:
                 scored.append((-score, j))
@@ -50,11 +53,12 @@ def related_topics(
     return out
 
 
-def _pattern(topic: Topic) -> Callable[[str], bool]:
-    """A test of whether a text names `topic` (a code name verbatim, a phrase by its words)."""
+def _pattern(topic: Topic) -> tuple[re.Pattern[str], list[set[str]]]:
+    """How a text names `topic`: a code name verbatim (the pattern), a phrase by all its
+    content words (`grounding.mentions`: the word sets)."""
     spelled = [n.strip("`") for n in (topic.name, *topic.aliases) if n.strip("`")]
     exact = re.compile(
         r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in spelled) + r")(?![\w-])",
         re.IGNORECASE,
     )
-    return lambda text: bool(exact.search(text)) or grounding.mentions(spelled, text)
+    return exact, [grounding.content_words(n) for n in spelled]

@@ -137,7 +137,7 @@ def _faults(title: str, text: str) -> _Faults:
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
     opens = starts_sentence(text)
     return _Faults(
-        not_alone=opening_fault([title], text) is not None,
+        not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
         no_subject=not subject,
         weak=refers_back(text) or not opens,
         no_kind=not kind,

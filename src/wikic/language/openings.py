@@ -55,25 +55,30 @@ def bare_default(text: str) -> bool:
 def cut_before_code(text: str) -> bool:
     """Whether `text` is a lead-in whose end was its code block: it ends with ':' or with a word
     that needs more after it ("… from the command line with.")."""
-    flat = plain(text).rstrip()
+    return _cut_flat(plain(text).rstrip())
+
+
+def _cut_flat(flat: str) -> bool:
     if flat.endswith(":"):
         return True
-    words = _WORD_RE.findall(flat)
+    words = _WORD_RE.findall(flat[-40:])
     return bool(words) and flat[-1:] in ".:" and words[-1].casefold() in _CUT_ENDS
 
 
 def leans_on_context(text: str) -> str | None:
     """Why `text` means nothing without the text around it in its document, or None: it is
     empty, cut, refers back, a bare default or a table row."""
-    if not text.strip():
+    flat = plain(text)
+    if not flat:
         return "empty"
-    if cut_before_code(text) or cut_reason(text):
+    if _cut_flat(flat) or cut_reason(flat):
         return "cut: it ends where its document went on (a code block, a list)"
-    if refers_back(text):
+    opening = flat.lstrip("*_\"'“(")
+    if _REFERS_BACK_RE.match(opening):
         return "refers back to what its document said before"
-    if bare_default(text):
+    if _BARE_DEFAULT_RE.match(opening):
         return "a default or condition without its subject"
-    if table_row_reason(text):
+    if table_row_reason(flat):
         return "a table row"
     return None
 
