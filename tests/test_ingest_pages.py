@@ -251,3 +251,39 @@ def test_related_links_rank_pages_that_share_facts_or_name_each_other(tmp_path: 
     for page in pages.values():
         for b in bullets(split_body(page.body).get(RELATED)):  # type: ignore[attr-defined]
             assert parse_links(b.text)
+
+
+def test_a_fact_that_stands_alone_later_replaces_a_derived_opening(tmp_path: Path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    silent = FakeBackend(lambda call: "no model", name="no model")
+    source = paths.raw / "server.md"
+    first = (
+        "# Database server\n\n"
+        "The database server stores rows in pages of eight kilobytes on disk.\n\n"
+        "## Connection pooling\n\n"
+        "Each request borrows one open connection and returns it when done.\n\n"
+        "Opening a new connection costs a round trip and an authentication step.\n"
+    )
+
+    def compile_(text: str) -> object:
+        source.write_text(text, encoding="utf-8")
+        report = ingest(
+            paths,
+            IngestRequest(all_new=True, force=True),
+            extract_backend=lambda: silent,
+            write_backend=lambda: silent,
+            today=DAY,
+        )
+        assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
+        return topic_pages(Vault.load(paths.wiki))["Connection pooling"]
+
+    page = compile_(first)
+    assert page.props.get("opening") == "derived"  # type: ignore[attr-defined]
+    defined = "Connection pooling keeps a few open connections for the requests to share."
+    page = compile_(
+        first.replace("## Connection pooling\n\n", f"## Connection pooling\n\n{defined}\n\n")
+    )
+    assert "opening" not in page.props  # type: ignore[attr-defined]
+    assert page.props["summary"] == defined  # type: ignore[attr-defined]
+    lead = split_body(page.body).lead  # type: ignore[attr-defined]
+    assert defined in lead and "is a section of" not in lead and "[[sources/" not in lead
