@@ -58,12 +58,14 @@ import yaml
 from wikic.config import Config, load_config
 from wikic.errors import ConfigError
 from wikic.language.finders import FINDERS, check_finder_names
+from wikic.language.headings import title_subjects
+from wikic.language.openings import opening_fault
 from wikic.vault.document import parse_document
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import normalize_target, parse_links
 from wikic.vault.names import name_key
 from wikic.vault.pages import Page, parse_page
-from wikic.vault.sections import FACTS, bullets, split_body
+from wikic.vault.sections import FACTS, RELATED, bullets, split_body
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
@@ -80,6 +82,10 @@ TARGETS: dict[str, tuple[str, float]] = {
     "rich_page_share": (">=", 0.60),
     "invented_titles": ("<=", 0),
     "cut_summaries": ("<=", 0),
+    # issue 32: pages that earn their place, openings that stand alone, related links
+    "standalone_opening_share": (">=", 0.90),
+    "thin_page_share": ("<=", 0.25),
+    "title_subjects_missing": ("<=", 0),
 }
 TARGET_LABELS = {
     "fragment_share": "fragment share",
@@ -91,6 +97,9 @@ TARGET_LABELS = {
     "twin_pairs": "twin page pairs (same opening, or >= 60 % of facts)",
     "merged_distinct_names": "pages merging distinct enumerated names",
     "updates_per_later_source": "existing pages a later source of its theme updates (mean)",
+    "standalone_opening_share": "topic page openings that stand alone",
+    "thin_page_share": f"topic pages with < {RICH_PAGE_FACTS} facts",
+    "title_subjects_missing": "title subjects without a page",
 }
 
 
@@ -200,6 +209,8 @@ class TopicPage:
     sources: frozenset[str]  # normalized source page names it cites (property or facts)
     facts: tuple[Fact, ...]
     summary: str
+    aliases: tuple[str, ...] = ()
+    related: frozenset[str] = frozenset()  # normalized targets of its `## Related` links
 
     def facts_from(self, source: str | None) -> list[Fact]:
         return [f for f in self.facts if source is None or source in f.cites]
@@ -251,7 +262,21 @@ def _topic(page: Page, is_fragment: Callable[[str], str | None]) -> TopicPage:
     cited = {normalize_target(lnk.target) for s in page.sources for lnk in parse_links(s)}
     cited |= {c for f in facts for c in f.cites}
     names = (page.title, *page.aliases, page.stem)
-    return TopicPage(page.path, page.title, names, frozenset(cited), tuple(facts), page.summary)
+    related = frozenset(
+        normalize_target(lnk.target)
+        for b in bullets(split_body(page.body).get(RELATED))
+        for lnk in b.links
+    )
+    return TopicPage(
+        page.path,
+        page.title,
+        names,
+        frozenset(cited),
+        tuple(facts),
+        page.summary,
+        tuple(page.aliases),
+        related,
+    )
 
 
 def restrict(vault: Vault, files: Iterable[str]) -> Vault:
@@ -317,6 +342,11 @@ class DocResult:
     prefill_tokens: int | None
     generated_tokens: int | None
     error: str | None = None
+    title_subjects: tuple[str, ...] = ()  # what the title and H1 name (`title_subjects`)
+    title_subjects_missing: tuple[str, ...] = ()  # of those, the ones without a page
+    # expected topics without a page that a page citing the source lists (issue 32: an option,
+    # flag or field is a cited row on its parent's page): named in code in one of its facts
+    topics_listed: tuple[str, ...] = ()
 
     @property
     def recall(self) -> float | None:
@@ -341,6 +371,15 @@ def measure_document(
     name = source.name if source else None
     pages = [t for t in vault.topics if name and name in t.sources]
     found = [topic for topic in expected if any(topic_matches(topic, p) for p in pages)]
+    subjects = [(n, *a) for n, a in title_subjects(parse_document(text, filename=file))]
+    episode = (
+        episode_date(
+            f"raw/{file}", parse_document(text, filename=file).front_matter, config, text=text
+        )
+        is not None
+    )
+    if episode:
+        subjects = []  # an episode gets no topic pages by design
     counts = [len(p.facts_from(name)) for p in pages]
     fragments = [
         {"page": p.path, "text": f.text, "reason": f.fragment}
@@ -354,10 +393,7 @@ def measure_document(
     return DocResult(
         file=file,
         words=len(text.split()),
-        episode=episode_date(
-            f"raw/{file}", parse_document(text, filename=file).front_matter, config, text=text
-        )
-        is not None,
+        episode=episode,
         status=status,
         source_page=source.path if source else None,
         title=source.title if source else None,
@@ -385,7 +421,53 @@ def measure_document(
         if stats
         else None,
         error=(outcome or {}).get("error"),
+        title_subjects=tuple(s[0] for s in subjects),
+        topics_listed=tuple(
+            t[0]
+            for t in expected
+            if t not in found and any(listed(a, p.facts_from(name)) for a in t for p in pages)
+        ),
+        title_subjects_missing=tuple(
+            s[0] for s in subjects if not any(topic_matches(s, p) for p in pages)
+        ),
     )
+
+
+def listed(name: str, facts: Sequence[Fact]) -> bool:
+    """Whether one of `facts` names `name` in code (`--repetitions`, `top_p`): a row of the
+    list its parent's page holds."""
+    return any(f"`{name}`" in f.text for f in facts)
+
+
+def opening_checks(topics: Sequence[TopicPage]) -> list[dict[str, str]]:
+    """The topic pages whose opening (the `summary` property) does not stand alone: it must
+    name the page's subject (title or an alias) and not refer back, be a bare default, a
+    table row or cut before its code (`wikic.language.openings.opening_fault`)."""
+    failing = []
+    for t in topics:
+        reason = opening_fault([t.title, *t.aliases], t.summary)
+        if reason:
+            failing.append({"page": t.path, "opening": t.summary, "reason": reason})
+    return failing
+
+
+def related_repeats(topics: Sequence[TopicPage]) -> int:
+    """Topic pages whose non-empty `## Related` list is the same set as another page's of the
+    same source: links that say nothing about the page."""
+    by_source: dict[str, list[TopicPage]] = {}
+    for t in topics:
+        for s in t.sources:
+            by_source.setdefault(s, []).append(t)
+    repeated: set[str] = set()
+    for pages in by_source.values():
+        seen: dict[frozenset[str], str] = {}
+        for t in pages:
+            if not t.related:
+                continue
+            if t.related in seen:
+                repeated |= {t.path, seen[t.related]}
+            seen.setdefault(t.related, t.path)
+    return len(repeated)
 
 
 def totals(
@@ -407,7 +489,24 @@ def totals(
         for path, text in summaries
         if (reason := cut(text) if text else "empty")
     ]
+    failing = opening_checks(vault.topics)
+    with_related = sum(1 for t in vault.topics if t.related)
+    repeats = related_repeats(vault.topics)
+    thin = sum(c < RICH_PAGE_FACTS for c in counts)
     return {
+        "standalone_openings": len(vault.topics) - len(failing),
+        "standalone_opening_share": _round(_ratio(len(vault.topics) - len(failing), len(counts))),
+        "opening_failures": failing,
+        "thin_pages": thin,
+        "thin_page_share": _round(_ratio(thin, len(counts))),
+        "title_subjects": sum(len(d.title_subjects) for d in docs),
+        "title_subjects_missing": sum(len(d.title_subjects_missing) for d in docs),
+        "title_subjects_missing_list": [
+            f"{d.file}: {s}" for d in docs for s in d.title_subjects_missing
+        ],
+        "pages_with_related": with_related,
+        "related_repeated_pages": repeats,
+        "related_distinct_share": _round(_ratio(with_related - repeats, with_related)),
         "documents": len(docs),
         "episodes": sum(d.episode for d in docs),
         "words": words,
@@ -418,6 +517,10 @@ def totals(
         "topics_expected": expected,
         "topics_found": found,
         "topic_recall": _round(_ratio(found, expected)),
+        "topics_listed": sum(len(d.topics_listed) for d in docs),
+        "topic_recall_with_listed": _round(
+            _ratio(found + sum(len(d.topics_listed) for d in docs), expected)
+        ),
         "topic_recall_without_episodes": _round(
             _ratio(sum(len(d.topics_found) for d in plain), sum(d.topics_expected for d in plain))
         ),
@@ -883,6 +986,11 @@ def render_markdown(result: dict[str, Any]) -> str:
     ingest = result["ingest"]
     extra = [
         ("topic recall without episodes", _pct(t["topic_recall_without_episodes"])),
+        (
+            "topic recall, counting topics listed on a parent's page",
+            _pct(t.get("topic_recall_with_listed")),
+        ),
+        ("related lists distinct from a sibling's", _pct(t.get("related_distinct_share"))),
         ("topic pages per source", _num(t["topic_pages_per_source"])),
         ("topic pages per 1,000 words", _num(t["topic_pages_per_1k_words"])),
         ("ingest wall s (process, model load included)", _num(ingest.get("wall_s"))),

@@ -174,7 +174,15 @@ def test_metrics_of_a_hand_built_wiki(tmp_path: Path, capsys: pytest.CaptureFixt
     assert t["invented_titles"] == 1
     assert t["summaries_checked"] == 5 and t["cut_summaries"] == 1
     assert t["cut_summary_list"][0]["page"] == "sources/notes.md"
-    assert all(check["met"] is False for check in result["targets"].values())
+    old = ("fragment_share", "topic_recall", "rich_page_share", "invented_titles", "cut_summaries")
+    assert all(result["targets"][k]["met"] is False for k in old)
+    # issue 32: every opening names its page's subject; 2 of 3 pages have < 3 facts; the title
+    # of doc-a names Alpha, which has a page; no page lists Related links
+    assert (t["standalone_openings"], t["standalone_opening_share"]) == (3, 1.0)
+    assert (t["thin_pages"], t["thin_page_share"]) == (2, 0.6667)
+    assert (t["title_subjects"], t["title_subjects_missing"]) == (1, 0)
+    assert a["title_subjects"] == ["Alpha"] and notes["title_subjects"] == []  # an episode
+    assert (t["pages_with_related"], t["related_distinct_share"]) == (0, None)
     assert result["ingest"] == {} and result["qa"] is None
     assert any("no timing" in s for s in result["skipped"])
     assert any("QA: not asked" in s for s in result["skipped"])
@@ -202,6 +210,9 @@ def test_targets_met_and_missed() -> None:
         "rich_page_share": 0.6,
         "invented_titles": 0,
         "cut_summaries": 0,
+        "standalone_opening_share": 0.9,
+        "thin_page_share": 0.25,
+        "title_subjects_missing": 0,
     }
     assert all(c["met"] for c in bc.check_targets(good).values())
     bad = bc.check_targets({**good, "fragment_share": 0.031, "topic_recall": None})
@@ -527,3 +538,30 @@ def test_compounding_measures() -> None:
     assert got["merged_distinct_names"] == 1
     # b is the only source after the first of its theme; it updates the WAL page only
     assert got["updates_by_source"] == {"b.md": 1} and got["updates_per_later_source"] == 1
+
+
+def test_openings_that_lean_on_their_document_and_related_lists_that_repeat() -> None:
+    def page(path: str, summary: str, related: set[str], source: str = "sources/a") -> Any:
+        title = path.rsplit("/", 1)[-1]
+        return bc.TopicPage(
+            path, title, (title,), frozenset({source}), (), summary, (), frozenset(related)
+        )
+
+    pages = [
+        page("c/top_p", "Defaults to `1.0`.", {"c/stop", "c/lora"}),
+        page("c/stop", "These are sequences on which the generation stops.", {"c/top_p"}),
+        page("c/seed", "`seed` is the random seed of the sampler.", {"c/stop", "c/lora"}),
+        page("c/lora", "You can also fine-tune LoRA from the command line with.", set()),
+        page(
+            "c/temperature",
+            "temperature is a page of another source.",
+            {"c/stop", "c/lora"},
+            "sources/b",
+        ),
+    ]
+    failing = {f["page"]: f["reason"] for f in bc.opening_checks(pages)}
+    assert set(failing) == {"c/top_p", "c/stop", "c/lora"}, failing
+    assert "default" in failing["c/top_p"] and "refers back" in failing["c/stop"]
+    assert "cut" in failing["c/lora"]
+    # top_p and seed list the same pages; `temperature` too, but it comes from another source
+    assert bc.related_repeats(pages) == 2

@@ -172,7 +172,8 @@ def test_a_plain_word_needs_one_more_sentence() -> None:
 
 
 def _extraction(name: str, texts: list[str], topics: list[Topic]) -> Extraction:
-    text = f"# {name}\n\n" + "\n\n".join(texts) + "\n"
+    # a title that names no subject: the title's subject would get a page of its own
+    text = "# Notes\n\n" + "\n\n".join(texts) + "\n"
     source = Source(f"raw/{name}.md", text, "sha256:0", "article")
     doc = parse_document(text, filename=f"{name}.md")
     sentences = {s.id: s for s in _sentences(*texts)}

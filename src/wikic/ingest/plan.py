@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.members import place_topics
 from wikic.ingest.resolve import (
     ConceptIndex,
     distinct_names,
@@ -139,6 +140,9 @@ def plan_batch(
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
+        placed = place_topics(ex)  # members listed on their parents' pages, title subjects
+        ex.topics = placed.topics
+        ex.notes += placed.notes
         # what code finds from the document's structure and evidence comes first, plain
         # phrases last among it; then the spare topics it found beyond the cap; then the names
         # only the model chose

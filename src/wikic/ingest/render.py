@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wikic.ingest.extract import Extraction
+from wikic.ingest.openings import DERIVED
 from wikic.ingest.text import quote
 from wikic.language.grounding import related
 from wikic.vault.document import render_source_body
@@ -110,6 +112,11 @@ class TopicEdit:
     usage: tuple[str, ...] = ()  # code examples, each a fenced block followed by its citation
     # the section of a fact already on a flat page (its new facts carry theirs)
     section_of: Callable[[Fact], str] | None = None
+    # a `summary` code wrote from the document's structure (`ingest.openings`): True marks the
+    # page `opening: derived` and cites `lead_citation` after it; False drops the mark; None
+    # leaves it as it is (the summary is kept)
+    derived: bool | None = None
+    lead_citation: str = ""
 
 
 def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> Page:
@@ -122,10 +129,15 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     props = dict(existing.props) if existing else {}
     title = str(props.get("title") or edit.title)
     summary = edit.summary if edit.summary else str(props.get("summary") or "")
+    shown = f"{summary} {edit.lead_citation}" if edit.derived and edit.summary else summary
     if existing is None:
-        body.lead = f"# {title}\n\n{summary}".rstrip()
+        body.lead = f"# {title}\n\n{shown}".rstrip()
     elif edit.summary:
-        body.lead = _new_lead(body.lead, str(props.get("summary") or ""), summary, edit.path)
+        body.lead = _new_lead(body.lead, str(props.get("summary") or ""), shown, edit.path)
+    if edit.derived:
+        props["opening"] = DERIVED
+    elif edit.derived is False:
+        props.pop("opening", None)
     aliases = [str(a) for a in props.get("aliases") or []]
     for alias in edit.aliases:
         if not related(alias, title):
@@ -157,9 +169,11 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
 def _new_lead(lead: str, old_summary: str, summary: str, path: str) -> str:
     """The lead with the summary paragraph wikic wrote last (`old_summary`, the `summary`
     property) replaced. Paragraphs the user added stay; a summary paragraph the user rewrote
-    is kept and reported (the property still gets the new summary)."""
+    is kept and reported (the property still gets the new summary). A derived summary's
+    citation after it goes with it."""
     if old_summary and old_summary in lead:
-        return lead.replace(old_summary, summary, 1)
+        cited = re.compile(re.escape(old_summary) + r"(?: \[\[sources/[^\[\]]*\]\])?")
+        return cited.sub(lambda _: summary, lead, count=1)
     if not lead.strip() or all(
         line.startswith("# ") or not line.strip() for line in lead.split("\n")
     ):

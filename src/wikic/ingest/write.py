@@ -28,8 +28,10 @@ from typing import NamedTuple
 
 from wikic.config import PageSummary
 from wikic.ingest import prompts
-from wikic.ingest.extract import Extraction, opening
+from wikic.ingest.extract import Extraction, Topic, opening
+from wikic.ingest.openings import DERIVED, structural_opening
 from wikic.ingest.plan import PageTarget, SourcePlan
+from wikic.ingest.related import related_topics
 from wikic.ingest.render import TopicEdit, apply_topic_edit, render_source_page
 from wikic.ingest.schemas import (
     PAGE_SUMMARY_CHARS,
@@ -41,6 +43,7 @@ from wikic.ingest.text import quote
 from wikic.language import grounding
 from wikic.language.commands import MAX_USAGE_LINES
 from wikic.language.conflicts import conflict_reason
+from wikic.language.openings import leans_on_context, opening_fault
 from wikic.language.prose_checks import cut_reason, fold, meta_reason, table_row_reason
 from wikic.language.sentences import ends_whole, refers_back, starts_sentence
 from wikic.llm.backend import (
@@ -117,6 +120,7 @@ class _Faults(NamedTuple):
     """What keeps a text from opening a page, worst first: compared as a tuple, fewer and
     later faults open a page better (see `defining_fact`)."""
 
+    not_alone: bool  # it does not stand alone (`language.openings.opening_fault`)
     no_subject: bool  # the page's name is not its subject followed by a defining verb
     weak: bool  # it refers back or does not open like a sentence
     no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
@@ -133,6 +137,7 @@ def _faults(title: str, text: str) -> _Faults:
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
     opens = starts_sentence(text)
     return _Faults(
+        not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
         no_subject=not subject,
         weak=refers_back(text) or not opens,
         no_kind=not kind,
@@ -234,10 +239,14 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
     ex = plan.extraction
     links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
     answers = iter(replies)
-    for (topic, target), page in zip(plan.topics, job.pages, strict=True):
+    ranked = related_topics(ex, [t for t, _ in plan.topics])
+    for n, ((topic, target), page) in enumerate(zip(plan.topics, job.pages, strict=True)):
         existing, new_facts = page.existing, page.new_facts
         reply = next(answers) if page.request else None
         summary, pairs = _page_result(page, reply, target, out, job.page_summary)
+        derived, lead_citation = _derived(plan, topic, target, existing, summary, new_facts)
+        if derived:
+            summary = derived
         edit = TopicEdit(
             path=target.path,
             title=target.title,
@@ -246,13 +255,15 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
             new_facts=tuple(new_facts),
             summary=summary,
             contradictions=tuple(pairs),
-            related=tuple(lnk for path, lnk in links.items() if path != target.path),
+            related=tuple(links[plan.topics[j][1].path] for j in ranked[n]),
             source_page=plan.source_page,
             source_title=ex.title,
             usage=tuple(
                 e for e in (usage_example(ex, plan.source_page, b) for b in topic.usage) if e
             ),
             section_of=job.sections.of,
+            derived=bool(derived) if derived or summary else None,
+            lead_citation=lead_citation,
         )
         out.pages[target.path] = apply_topic_edit(existing, edit, job.today)
         (out.updated if existing else out.created).append(target.path)
@@ -271,6 +282,44 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
         _section_links(plan, links),
     )
     return out
+
+
+def _derived(
+    plan: SourcePlan,
+    topic: Topic,
+    target: PageTarget,
+    existing: Page | None,
+    summary: str | None,
+    facts: Sequence[Fact],
+) -> tuple[str, str]:
+    """(an opening code writes from the document's structure, its citation) when the page's
+    opening would not stand alone (`opening_fault`): the summary chosen now, or the one it
+    keeps; ("", "") when it stands, or the page keeps a derived opening of its own."""
+    current = summary or (str(existing.props.get("summary") or "") if existing else "")
+    names = [target.title, *(a for a in topic.aliases if grounding.related(a, target.title))]
+    if not current or opening_fault(names, current) is None:
+        return "", ""
+    if existing is not None and existing.props.get("opening") == DERIVED and not summary:
+        return "", ""  # it keeps the opening code wrote for it
+    ex = plan.extraction
+    sentences = [ex.sentences[sid] for sid in topic.facts if sid in ex.sentences]
+    naming = [s for s in sentences if grounding.mentions(names, s.text)] or sentences
+    parent = next(
+        (t.title for other, t in plan.topics if other.subject and t.path != target.path), None
+    )
+    found = structural_opening(
+        target.title,
+        [f.text for f in facts],
+        [s.paragraph for s in naming],
+        ex.document,
+        parent=parent,
+    )
+    if found is None:
+        return "", ""
+    # the fact chosen before goes on after it when it only fails to name the subject: "The
+    # self-profiler can be configured to record event arguments …" under its heading
+    said = current if leans_on_context(current) is None else ""
+    return " ".join(p for p in (found.text, said) if p), citation(plan.source_page, found.block)
 
 
 def _source_summary_request(
@@ -471,6 +520,8 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
     every source."""
     current = str(existing.props.get("summary") or "")
     best = defining_fact(title, facts)
+    if existing.props.get("opening") == DERIVED:  # code wrote it: a fact that stands replaces it
+        return best if opening_fault([title, *existing.aliases], best) is None else None
     if not current or fold(current) not in {fold(f.text) for f in facts}:
         return best
     now, then = _faults(title, current), _faults(title, best)

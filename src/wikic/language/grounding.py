@@ -102,6 +102,12 @@ def _content(words: Iterable[str]) -> set[str]:
     return {w for w in words if w and (w not in STOP_STEMS or w in NEGATIONS)}
 
 
+def content_words(text: str) -> set[str]:
+    """The content words of `text` as `mentions` compares them (case- and plural-folded, no
+    articles or prepositions): computed once, tested against many names."""
+    return _content(word_keys(text))
+
+
 def names_in(names: Sequence[str], text: str) -> bool:
     """Whether one of `names` occurs in `text` as a run of words (case- and plural-insensitive)."""
     words = word_keys(text)

@@ -244,3 +244,53 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
         words = words[:-1]  # "Git LFS Specification", "Token generation … troubleshooting"
     name = " ".join(words)
     return (name, aliases) if len(words) <= 4 else None
+
+
+def _title_word_name(word: str, code: str) -> bool:
+    """Whether a word of a title is a name: `LoRA`, `QLoRA` (a capital inside), `GPT-2`,
+    `WSL2` (a digit), `KV`, `HTTP` (an acronym), `llama.cpp`, `mlx_lm`, or `mlx-lm` when the
+    document's code spells it so (`code`: its code blocks and spans); "Fine-Tuning" is not."""
+    core = word.strip("()[],:;'\"?!")
+    if len(core) < 2 or not any(c.isalpha() for c in core):
+        return False
+    if any(c.isdigit() for c in core) or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", core):
+        return True
+    if re.fullmatch(r"[A-Z]{2,}s?", core):
+        return True
+    if re.search(r"\w[._]\w", core):
+        return True
+    return "-" in core and core.islower() and core in code
+
+
+def title_subjects(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
+    """The subjects the document's title and first H1 name, each (name, aliases): the title
+    itself when it is a name (`subject_name`: "uv", "HTTP Model Server"), else the names in
+    it ("Fine-Tuning with LoRA or QLoRA" names LoRA and QLoRA: `_title_word_name`; adjacent
+    name words are one name). Empty for a dated note or a title taken from the file name."""
+    if doc.title_from == "filename" or DATED_RE.match(doc.title):
+        return []
+    whole = subject_name(doc)
+    if whole is not None:
+        return [whole]
+    titles = [doc.title]
+    h1 = next((s.heading for s in doc.sections if s.level == 1 and s.heading), None)
+    if h1 and name_key(h1) != name_key(doc.title):
+        titles.append(h1)
+    code = " ".join(
+        " ".join((b.text if b.kind == "code" else "", *b.code_spans)) for b in doc.blocks
+    )
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for title in titles:
+        runs: list[list[str]] = [[]]
+        for word in title.replace("`", " ").split():
+            if _title_word_name(word, code):
+                runs[-1].append(word.strip("()[],:;'\"?!"))
+            elif runs[-1]:
+                runs.append([])
+        for run in runs:
+            name = " ".join(run)
+            key = name_key(name)
+            if not key or key in COMMON_TERMS or key in GENERIC_KEYS or VERSION_RE.match(name):
+                continue
+            found.setdefault(key, (name, ()))
+    return list(found.values())

@@ -1,0 +1,129 @@
+"""A page's opening when none of its facts can open it: written by code from the document's
+own structure (what kind of thing the subject is, the section and the document it is in),
+cited to that section, and marked `opening: derived` in the page's properties.
+
+"`top_p` is a request field described under “Request fields” in HTTP Model Server." says
+what the page is about without a fact that defines it; a fact that stands alone
+(`language.openings.opening_fault`) always wins over it, now or when a later source brings
+one (`write._better_lead`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from wikic.language.commands import command_names, is_code_like
+from wikic.vault.document import Document
+from wikic.vault.names import name_key
+from wikic.vault.topic_page import section_heading
+
+DERIVED = "derived"  # the value of the `opening` property of a page whose opening code wrote
+# what a thing is called in the text right before or after its name: "the `OLLAMA_HOST`
+# environment variable", "the option `--json`"; most specific first
+KIND_NOUNS = (
+    "environment variable", "configuration file", "config file", "config key", "request field",
+    "response field", "command-line option", "command line option", "subcommand", "command",
+    "option", "flag", "field", "parameter", "argument", "setting", "variable", "key",
+    "function", "macro", "method", "class", "struct", "type", "module", "package", "library",
+    "plugin", "file", "directory", "endpoint", "filter", "hook", "model", "format", "tool",
+    "backend", "service", "server", "table", "header", "property",
+)  # fmt: skip
+_KINDS = "|".join(re.escape(k) for k in KIND_NOUNS)
+_WORD = r"`?(?P<word>[^\s`]+?)`?"
+_WORD_KIND_RE = re.compile(rf"(?<![\w-]){_WORD}\s+(?P<kind>{_KINDS})s?\b", re.IGNORECASE)
+_KIND_WORD_RE = re.compile(rf"\b(?P<kind>{_KINDS})\s+{_WORD}(?=[\s.,;:!?)]|$)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Opening:
+    text: str  # the sentence, plain (the `summary` property)
+    block: str  # the paragraph it is cited to
+
+
+def kind_of(
+    name: str, texts: Sequence[str], doc: Document, commands: Collection[str] | None = None
+) -> str | None:
+    """What kind of thing `name` is, as the document calls it: the kind noun right after or
+    before the name in its sentences, the most frequent ("the `OLLAMA_HOST` environment
+    variable"); a flag is an option and a command the document runs (`commands`, found when
+    not given) a command. None when the text never says."""
+    plain = name.strip("`")
+    found: Counter[str] = Counter()
+    folded = plain.casefold()
+    texts = [t for t in texts if folded in t.casefold()]
+    if " " in plain and texts:  # a phrase: its own patterns
+        quoted = rf"`?{re.escape(plain)}`?"
+        after = re.compile(rf"(?<![\w-]){quoted}\s+({_KINDS})s?\b", re.IGNORECASE)
+        before = re.compile(rf"\b({_KINDS})\s+{quoted}(?![\w-])", re.IGNORECASE)
+        for text in texts:
+            for m in (*after.finditer(text), *before.finditer(text)):
+                found[m.group(1).casefold()] += 1
+    else:  # one word: the precompiled patterns, the word compared
+        for text in texts:
+            for m in _WORD_KIND_RE.finditer(text):
+                if m.group("word") == plain:
+                    found[m.group("kind").casefold()] += 1
+            for m in _KIND_WORD_RE.finditer(text):
+                if m.group("word") == plain:
+                    found[m.group("kind").casefold()] += 1
+    if found:
+        return found.most_common(1)[0][0]
+    if plain.startswith("-") and any(
+        b.kind == "code" and re.search(rf"(?<![\w-]){re.escape(plain)}(?![\w-])", b.text)
+        for b in doc.blocks
+    ):
+        return "option"  # a flag a command line of the document passes
+    if plain in (document_commands(doc) if commands is None else commands):
+        return "command"
+    return None
+
+
+_LAST: list[tuple[Document, frozenset[str]]] = []  # the last document's commands
+
+
+def document_commands(doc: Document) -> frozenset[str]:
+    """The commands `doc` runs (`command_names`), kept for the document asked last: the pages
+    of one source ask in turn."""
+    if not _LAST or _LAST[0][0] is not doc:
+        _LAST[:] = [(doc, frozenset(command_names(doc)))]
+    return _LAST[0][1]
+
+
+def structural_opening(
+    name: str,
+    texts: Sequence[str],
+    blocks: Sequence[str],
+    doc: Document,
+    parent: str | None = None,
+) -> Opening | None:
+    """The opening code writes for the page of `name` from the document's structure:
+    `texts` are its facts and `blocks` the paragraphs they come from (the first is cited);
+    `parent` is the page it belongs to (the command, endpoint or file), if any. None when the
+    page has no fact to cite."""
+    if not blocks:
+        return None
+    block = doc.block(blocks[0])
+    heading = section_heading(doc.sections[block.section].heading)
+    title = section_heading(doc.title)
+    coded = (" " not in name and is_code_like(name)) or any(
+        name in b.code_spans for b in doc.blocks
+    )
+    shown = f"`{name}`" if coded and "`" not in name else name
+    kind = kind_of(name, texts, doc)
+    key = name_key(name)
+    if key in (name_key(title), name_key(parent or "")) and kind is None:
+        return Opening(f"{shown} is the subject of “{title}”.", block.id)
+    if heading and name_key(heading) == key and kind is None:  # the heading names it
+        return Opening(f"{shown} is a section of “{title}”.", block.id)
+    named = heading and heading != title and name_key(heading) != key
+    where = f"under “{heading}” in “{title}”" if named else f"in “{title}”"
+    if kind is not None:
+        of = f" of {parent}" if parent and parent.casefold() != name.casefold() else ""
+        article = "an" if kind[0] in "aeiou" else "a"
+        text = f"{shown} is {article} {kind}{of} described {where}."
+    else:
+        text = f"{shown} is described {where}."
+    return Opening(" ".join(text.split()), block.id)

@@ -1,0 +1,117 @@
+"""Openings that stand alone: whether a sentence can be the first sentence of a topic page.
+
+A page's first sentence is read without its document around it (in the index, in a search
+hit, as a link's preview). It must name the page's subject, and it must not lean on what came
+before it in its document: a sentence that refers back ("This …", "The above command …"), a
+bare default ("Defaults to `0.0`.", "If not provided, the default mappings are used."), or
+a lead-in cut before the code block it introduced ("You can also use `mlx-lm` from the
+command line with.") says nothing on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from wikic.language import grounding
+from wikic.language.prose_checks import cut_reason, plain, table_row_reason
+
+# opens by pointing at what came before it in the document
+_REFERS_BACK_RE = re.compile(
+    r"^(?:This|These|Those|That|It|Its|They|Their|Them|Such|Here|Above|Below|"
+    r"The (?:above|following|below|former|latter|same)|As (?:above|such|mentioned)|"
+    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:Also|Otherwise|Then|Instead),?)\b"
+)
+# a default, a condition or an instruction with no subject: what a field's row says after its name
+_BARE_DEFAULT_RE = re.compile(
+    r"^(?:\(?defaults?\b|by default[,:]?\s*(?:`|\d|true|false|none|null|disabled|enabled)|"
+    r"(?:if|when|unless) (?:not |this is |it is |left )?(?:provided|set|given|specified|"
+    r"omitted|unset|empty|absent|present|enabled|disabled)\b|"
+    r"set (?:to|this|it)\b|optional\b|required\b|(?:only )?(?:used|applies|ignored) (?:when|if)\b)",
+    re.IGNORECASE,
+)
+_WORD_RE = re.compile(r"[\w'’]+")
+# words no sentence ends with: a lead-in whose code block was its end ("… the command line
+# with."); "binds to." and "is set by." are whole
+_CUT_ENDS = frozenset({
+    "a", "an", "the", "with", "using", "via", "including", "like", "and", "or", "of", "into",
+    "onto", "such", "e.g", "i.e", "namely", "your", "its", "their", "our", "my",
+})  # fmt: skip
+
+
+def refers_back(text: str) -> bool:
+    """Whether `text` opens by pointing at what its document said before ("These are …",
+    "The above command …", "It defaults …")."""
+    return _REFERS_BACK_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+
+
+def bare_default(text: str) -> bool:
+    """Whether `text` is a default, a condition or an instruction said of a subject it does not
+    name ("Defaults to `0.0` (disabled).", "Set to `null` to unload.", "If not provided, the
+    default mappings are used.")."""
+    return _BARE_DEFAULT_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+
+
+def cut_before_code(text: str) -> bool:
+    """Whether `text` is a lead-in whose end was its code block: it ends with ':' or with a word
+    that needs more after it ("… from the command line with.")."""
+    return _cut_flat(plain(text).rstrip())
+
+
+def _cut_flat(flat: str) -> bool:
+    if flat.endswith(":"):
+        return True
+    words = _WORD_RE.findall(flat[-40:])
+    return bool(words) and flat[-1:] in ".:" and words[-1].casefold() in _CUT_ENDS
+
+
+def leans_on_context(text: str) -> str | None:
+    """Why `text` means nothing without the text around it in its document, or None: it is
+    empty, cut, refers back, a bare default or a table row."""
+    flat = plain(text)
+    if not flat:
+        return "empty"
+    if _cut_flat(flat) or cut_reason(flat):
+        return "cut: it ends where its document went on (a code block, a list)"
+    opening = flat.lstrip("*_\"'“(")
+    if _REFERS_BACK_RE.match(opening):
+        return "refers back to what its document said before"
+    if _BARE_DEFAULT_RE.match(opening):
+        return "a default or condition without its subject"
+    if table_row_reason(flat):
+        return "a table row"
+    return None
+
+
+def opening_fault(names: Sequence[str], text: str) -> str | None:
+    """Why `text` cannot open the page of the subject called `names` (title first, then its
+    aliases), or None when it stands alone: it names the subject and does not lean on its
+    context (`leans_on_context`)."""
+    reason = leans_on_context(text)
+    if reason is None and not grounding.mentions([n for n in names if n], plain(text)):
+        return "does not name its subject"
+    return reason
+
+
+_DEFINES_RE = re.compile(
+    r"\s*(?:is|are|means|refers to|stands for|controls|sets|specifies|determines|enables|"
+    r"disables|limits|selects|gives|holds|returns)\b",
+    re.IGNORECASE,
+)
+
+
+def defines(names: Sequence[str], text: str) -> bool:
+    """Whether `text` defines the subject called `names`: it opens with the name (after an
+    article, in code or not) and a defining verb ("`top_p` is the cumulative probability …",
+    "The `--threads` option sets …")."""
+    flat = plain(text).lstrip("*_\"'“(")
+    flat = re.sub(r"^(?:the|a|an)\s+", "", flat, flags=re.IGNORECASE)
+    for name in (n.strip("`") for n in names if n.strip("`")):
+        m = re.match(
+            rf"`?{re.escape(name)}`?(?:\s+(?:option|flag|field|parameter|setting|key))?",
+            flat,
+            re.IGNORECASE,
+        )
+        if m and _DEFINES_RE.match(flat, m.end()):
+            return True
+    return False

@@ -1,0 +1,289 @@
+"""Issue 32, items 3-5: pages that earn their place, openings that stand alone, related links
+that mean something. Each rule is stated on a constructed document, compiled by code alone (a
+model that never answers)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from tests.helpers.wikitools import make_wiki
+from wikic.ingest.members import safe_title
+from wikic.ingest.openings import kind_of, structural_opening
+from wikic.ingest.pipeline import IngestRequest, ingest
+from wikic.language.headings import title_subjects
+from wikic.language.openings import bare_default, cut_before_code, defines, opening_fault
+from wikic.llm.fake import FakeBackend
+from wikic.vault.document import parse_document
+from wikic.vault.links import parse_links
+from wikic.vault.sections import RELATED, bullets, split_body
+from wikic.vault.tree import Vault
+
+DAY = dt.date(2026, 11, 27)
+
+
+def compile_docs(tmp_path: Path, docs: dict[str, str]) -> Vault:
+    paths = make_wiki(tmp_path / "w")
+    for name, text in docs.items():
+        (paths.raw / name).write_text(text, encoding="utf-8")
+    silent = FakeBackend(lambda call: "no model", name="no model")
+    report = ingest(
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: silent,
+        write_backend=lambda: silent,
+        today=DAY,
+    )
+    assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
+    return Vault.load(paths.wiki)
+
+
+def topic_pages(vault: Vault) -> dict[str, object]:
+    return {p.title: p for p in vault if p.type in ("entity", "concept")}
+
+
+# -- openings ---------------------------------------------------------------------------------
+
+
+def test_a_sentence_that_opens_with_a_default_is_not_an_opening() -> None:
+    for text in (
+        "Defaults to `0.0` (disabled).",
+        "Set to `null` to unload the model.",
+        "If not provided, the default mappings are used.",
+        "Optional, and ignored when streaming is off.",
+    ):
+        assert bare_default(text), text
+        assert opening_fault(["top_p"], text) is not None, text
+    assert not bare_default("By default, Ollama binds to port 11434.")
+
+
+def test_a_sentence_that_refers_back_or_is_cut_before_its_code_is_not_an_opening() -> None:
+    cases = {
+        "These are sequences of tokens on which the generation should `stop`.": "refers back",
+        "The above command on an M1 Max runs at about 250 tokens-per-second.": "refers back",
+        "You can also use `mlx-lm` from the command line with.": "cut",
+    }
+    for text, why in cases.items():
+        fault = opening_fault(["stop", "mlx-lm", "Data"], text)
+        assert fault is not None and why in fault, (text, fault)
+    assert cut_before_code("Run it with:")
+    assert not cut_before_code("`OLLAMA_HOST` is the address the server binds to.")
+
+
+def test_an_opening_names_its_subject() -> None:
+    assert opening_fault(["LoRA"], "LoRA trains low-rank adapters on a frozen model.") is None
+    fault = opening_fault(["LoRA"], "Fine-tuning a large model needs much memory.")
+    assert fault == "does not name its subject"
+    assert defines(["top_p"], "`top_p` is the cumulative probability of the tokens kept.")
+    assert not defines(["top_p"], "Lower values of `top_p` keep fewer tokens.")
+
+
+def test_when_no_fact_stands_alone_code_writes_a_structural_opening_cited_and_marked(
+    tmp_path: Path,
+) -> None:
+    doc = (
+        "# Request options\n\n"
+        "## Sampling\n\n"
+        "Set the `temperature` option to zero for greedy decoding of the output.\n\n"
+        "Higher values of `temperature` make the output more varied and less repetitive.\n\n"
+        "Values of `temperature` above two are rarely useful for any kind of task.\n"
+    )
+    parsed = parse_document(doc, filename="opts.md")
+    opening = structural_opening(
+        "temperature", ["the `temperature` option"], ["p2"], parsed, parent="Request options"
+    )
+    assert opening is not None
+    assert opening.text == (
+        "`temperature` is an option of Request options described under “Sampling” in "
+        "“Request options”."
+    )
+    assert kind_of("OLLAMA_HOST", ["Set the `OLLAMA_HOST` environment variable."], parsed) == (
+        "environment variable"
+    )
+
+    vault = compile_docs(
+        tmp_path,
+        {
+            "server.md": "# Database server\n\n"
+            "The database server stores rows in pages of eight kilobytes on disk.\n\n"
+            "## Connection pooling\n\n"
+            "Each request borrows one open connection and returns it when done.\n\n"
+            "Opening a new connection costs a round trip and an authentication step.\n\n"
+            "A borrowed connection that stays idle for a minute is closed by the server.\n"
+        },
+    )
+    page = topic_pages(vault)["Connection pooling"]
+    assert page.props.get("opening") == "derived"  # type: ignore[attr-defined]
+    summary = str(page.props["summary"])  # type: ignore[attr-defined]
+    assert summary.startswith("Connection pooling is a section of “Database server”.")
+    assert opening_fault(["Connection pooling"], summary) is None
+    lead = split_body(page.body).lead  # type: ignore[attr-defined]
+    assert "[[sources/server#^p" in lead  # cited to the section it comes from
+
+
+# -- pages that earn their place ------------------------------------------------------------
+
+SERVER = """# HTTP Model Server
+
+The HTTP Model Server answers chat requests over HTTP on port 8080.
+
+## Chat completions endpoint
+
+The chat completions endpoint takes a JSON body with these request fields.
+
+- `top_p`: the cumulative probability of the tokens sampling keeps, from 0 to 1.
+- `stop`: sequences of tokens on which the generation should end early.
+- `max_tokens`: the largest number of tokens the server generates for one reply.
+- `logit_bias`: a map from token ids to a bias added to their logits.
+
+The chat completions endpoint streams its reply when the request asks for it.
+
+## Response fields
+
+- `finish_reason`: why the generation ended, either length or stop.
+"""
+
+
+def test_a_page_whose_facts_all_come_from_one_list_of_fields_becomes_rows_on_its_parent(
+    tmp_path: Path,
+) -> None:
+    vault = compile_docs(tmp_path, {"server.md": SERVER})
+    pages = topic_pages(vault)
+    for field in ("top_p", "stop", "max_tokens", "logit_bias"):
+        assert field not in pages, sorted(pages)
+    holders = [
+        p
+        for p in pages.values()
+        if "`top_p`: the cumulative probability" in p.body  # type: ignore[attr-defined]
+    ]
+    assert holders, sorted(pages)
+    row = next(
+        line
+        for line in holders[0].body.splitlines()  # type: ignore[attr-defined]
+        if "`top_p`:" in line
+    )
+    assert "[[sources/server#^p" in row  # each row cited
+    assert "HTTP Model Server" in pages  # the title's subject always has a page
+
+
+def test_a_field_with_facts_of_its_own_named_elsewhere_keeps_its_page(tmp_path: Path) -> None:
+    doc = SERVER + (
+        "\n## Sampling\n\n"
+        "Lower values of `top_p` keep fewer candidate tokens at each step.\n\n"
+        "A `top_p` of 1 keeps every token the model proposes.\n\n"
+        "The server applies `top_p` after the temperature scales the logits.\n"
+    )
+    pages = topic_pages(compile_docs(tmp_path, {"server.md": doc}))
+    assert "top_p" in pages, sorted(pages)
+    assert "stop" not in pages
+
+
+def test_the_subjects_a_title_names_get_pages(tmp_path: Path) -> None:
+    doc = parse_document("# Fine-Tuning with LoRA or QLoRA\n\nText.\n", filename="lora.md")
+    assert [n for n, _ in title_subjects(doc)] == ["LoRA", "QLoRA"]
+    code = parse_document("# Running mlx-lm on a Mac\n\nRun `mlx-lm` now.\n", filename="m.md")
+    assert [n for n, _ in title_subjects(code)] == ["mlx-lm"]
+    assert title_subjects(parse_document("# Getting Started\n\nText.\n", filename="g.md")) == []
+
+    vault = compile_docs(
+        tmp_path,
+        {
+            "lora.md": "# Fine-Tuning with LoRA or QLoRA\n\n"
+            "Fine-tuning changes the weights of a pretrained model for a new task.\n\n"
+            "## Training\n\n"
+            "LoRA trains small low-rank adapter matrices while the base model stays frozen.\n\n"
+            "QLoRA quantizes the frozen base model to four bits before it trains adapters.\n"
+        },
+    )
+    pages = topic_pages(vault)
+    assert {"LoRA", "QLoRA"} <= set(pages), sorted(pages)
+
+
+def test_titles_never_hold_link_syntax() -> None:
+    assert safe_title("bitsandbytes[training]") == "bitsandbytes (training)"
+    for name in ("a[[b]]", "x|y", "C#", "p^2"):
+        title = safe_title(name)
+        assert not any(bad in title for bad in ("[[", "]]", "|", "#", "^")), title
+
+
+# -- related links ------------------------------------------------------------------------------
+
+CACHES = """# Caches of an inference server
+
+## KV cache
+
+The KV cache stores the keys and values of past tokens for each sequence.
+
+The KV cache grows with every token the model generates for a sequence.
+
+## Prefix cache
+
+The prefix cache reuses the KV cache of a prompt prefix that two requests share.
+
+The prefix cache saves the prefill of a system prompt every request repeats.
+
+## Tokenizer
+
+The tokenizer splits text into tokens with a byte-pair vocabulary of 32000 entries.
+
+The tokenizer runs on the CPU before any request reaches the GPU.
+
+## Scheduler
+
+The scheduler batches the requests that wait for the GPU into one forward pass.
+
+The scheduler admits a request only when the GPU holds enough free memory.
+"""
+
+
+def test_related_links_rank_pages_that_share_facts_or_name_each_other(tmp_path: Path) -> None:
+    pages = topic_pages(compile_docs(tmp_path, {"caches.md": CACHES}))
+
+    def related(title: str) -> list[str]:
+        body = split_body(pages[title].body)  # type: ignore[attr-defined]
+        return [lnk.alias or lnk.target for b in bullets(body.get(RELATED)) for lnk in b.links]
+
+    assert related("Prefix cache")[:1] == ["KV cache"]  # its facts name the KV cache
+    assert "Tokenizer" not in related("Prefix cache")  # nothing in common
+    assert related("KV cache")[:1] == ["Prefix cache"]
+    lists = [tuple(related(t)) for t in pages]
+    assert len(set(lists)) > 1, lists  # not the same siblings on every page of the source
+    for page in pages.values():
+        for b in bullets(split_body(page.body).get(RELATED)):  # type: ignore[attr-defined]
+            assert parse_links(b.text)
+
+
+def test_a_fact_that_stands_alone_later_replaces_a_derived_opening(tmp_path: Path) -> None:
+    paths = make_wiki(tmp_path / "w")
+    silent = FakeBackend(lambda call: "no model", name="no model")
+    source = paths.raw / "server.md"
+    first = (
+        "# Database server\n\n"
+        "The database server stores rows in pages of eight kilobytes on disk.\n\n"
+        "## Connection pooling\n\n"
+        "Each request borrows one open connection and returns it when done.\n\n"
+        "Opening a new connection costs a round trip and an authentication step.\n"
+    )
+
+    def compile_(text: str) -> object:
+        source.write_text(text, encoding="utf-8")
+        report = ingest(
+            paths,
+            IngestRequest(all_new=True, force=True),
+            extract_backend=lambda: silent,
+            write_backend=lambda: silent,
+            today=DAY,
+        )
+        assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
+        return topic_pages(Vault.load(paths.wiki))["Connection pooling"]
+
+    page = compile_(first)
+    assert page.props.get("opening") == "derived"  # type: ignore[attr-defined]
+    defined = "Connection pooling keeps a few open connections for the requests to share."
+    page = compile_(
+        first.replace("## Connection pooling\n\n", f"## Connection pooling\n\n{defined}\n\n")
+    )
+    assert "opening" not in page.props  # type: ignore[attr-defined]
+    assert page.props["summary"] == defined  # type: ignore[attr-defined]
+    lead = split_body(page.body).lead  # type: ignore[attr-defined]
+    assert defined in lead and "is a section of" not in lead and "[[sources/" not in lead
