@@ -1,8 +1,8 @@
 """Auditing what consolidation wrote: every sentence holds up against the episode blocks it cites,
 and no sentence is cut.
 
-Independent of the checks consolidation runs while writing (it shares no word model with
-`verify`): a check of the result, for tests, benchmarks and anyone who edits a digest by hand.
+Independent of the checks consolidation runs while writing (it shares no rule with `verify`,
+only the one stop list and stemmer of `wikic.language`): a check of the result, for tests, benchmarks and anyone who edits a digest by hand.
 A line is consolidation's when it is on a digest, ends with a `^c-…` mark, or is the lead of a
 page consolidation created for a pattern. Its text is split at citations: each piece is the
 sentence(s) before a run of `[[sources/x#^pN]]` links, judged against each block it cites.
@@ -16,12 +16,13 @@ from dataclasses import dataclass
 
 from wikic.consolidate.episodes import page_blocks
 from wikic.language.prose_checks import cut_reason, plain
+from wikic.language.stemming import stem
+from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.vault.links import parse_links
 from wikic.vault.pages import Page
 from wikic.vault.tree import Vault
 
 MIN_WORD_SHARE = 0.75  # of a piece's content words, the cited block must hold at least this
-PREFIX = 5  # words compared by their first letters: "preloaded" and "preload" are one word
 _MARK_RE = re.compile(r"\s\^c-[a-z0-9-]+\s*$")
 _CITES_RE = re.compile(r"(?:\s*\[\[[^\[\]|#]+#\^[A-Za-z0-9-]+(?:\|[^\[\]]*)?\]\])+")
 # "2026-05-12: ", "Before, on 2026-05-09: ", "(2026-05-09) ": the date a line or piece is about
@@ -32,14 +33,6 @@ _WORD_RE = re.compile(r"[^\W\d_]{3,}")
 _NUMBER_RE = re.compile(r"\d+(?:[.,:]\d+)*")
 _CODE_RE = re.compile(r"\b\w+(?:[_.]\w+)+\b")
 _NAME_RE = re.compile(r"(?<=[a-z,;:] )[A-Z][\w'’-]*")
-_STOP_TEXT = """
-about above after again all also and any are because been before being both but can
-could did does doing down each few for from had has have having her here him his how into
-its itself just more most not now off once only other our out over own same she should
-some such than that the their them then there these they this those through too under
-until very was were what when where which while who whom why will with would you your
-"""
-_STOP = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -51,7 +44,8 @@ class Problem:
 
 
 def _words(text: str) -> set[str]:
-    return {w.casefold()[:PREFIX] for w in _WORD_RE.findall(text) if w.casefold() not in _STOP}
+    """Content words by their stem ("preloaded" and "preload" are one word)."""
+    return {stem(w) for w in _WORD_RE.findall(text) if w.casefold() not in QUERY_STOP_WORDS}
 
 
 def lacks(sentence: str, block: str) -> str | None:

@@ -21,7 +21,7 @@ from itertools import combinations
 from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.words import keys
 from wikic.language.stemming import stem
-from wikic.language.stopwords import QUERY_STOP_WORDS
+from wikic.language.stopwords import ARTICLES, QUERY_STOP_WORDS
 
 # Words too common in notes to say what recurs (besides the stop words), and units.
 _COMMON_TEXT = """
@@ -44,7 +44,6 @@ MIN_NAME_WORDS = 3
 ASSIGN_ROUNDS = 3
 _TOKEN_RE = re.compile(r"[^\W_][\w.+'’-]*[^\W_]|[^\W_]")
 _WORD_ONLY_RE = re.compile(r"[^\W\d_]+")
-_ARTICLES = frozenset({"the", "a", "an"})
 _CLAUSE_RE = re.compile(r"[,;:()]|\s[-–—]+\s|(?<=\w)[.!?](?=\s|$)")
 
 
@@ -306,7 +305,7 @@ def _widen(a: int, b: int, keys_: Sequence[str | None], words: Sequence[str]) ->
             (
                 i
                 for i in range(a)
-                if words[i].casefold() in _ARTICLES or words[i].casefold() not in NOT_TERMS
+                if words[i].casefold() in ARTICLES or words[i].casefold() not in NOT_TERMS
             ),
             a,
         )
