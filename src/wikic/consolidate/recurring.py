@@ -141,19 +141,29 @@ def _cores(units: Sequence[Unit], min_episodes: int) -> dict[tuple[str, str], li
     for n, unit in enumerate(units):
         for pair in combinations(sorted(unit.terms), 2):
             by_pair[pair].append(n)
+    in_note: dict[str, set[str]] = defaultdict(set)  # the term words of each note
+    for u in units:
+        in_note[u.episode.page] |= u.terms
     cores = {}
     for pair, members in by_pair.items():
         if _distinct(units[n] for n in members) < min_episodes:
             continue
-        kept = _coherent(pair, members, units)
+        kept = _coherent(pair, members, units, in_note)
         if _distinct(units[n] for n in kept) >= min_episodes:
             cores[pair] = kept
     return cores
 
 
-def _coherent(pair: tuple[str, str], members: Sequence[int], units: Sequence[Unit]) -> list[int]:
-    """The members sharing a term word besides the pair with a member of another episode."""
-    rest = {n: units[n].terms - set(pair) for n in members}
+def _coherent(
+    pair: tuple[str, str],
+    members: Sequence[int],
+    units: Sequence[Unit],
+    in_note: dict[str, set[str]],
+) -> list[int]:
+    """The members whose note shares a term word besides the pair with the note of a member
+    of another episode (a note may give the cause in one sentence and the symptom in the
+    next: "prefill was slow: 3 tokens per second", "mlx used its reference BLAS")."""
+    rest = {n: in_note[units[n].episode.page] - set(pair) for n in members}
     return [
         n
         for n in members
