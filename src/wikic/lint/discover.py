@@ -144,16 +144,20 @@ def check_suggested_links(scan: WikiScan) -> Iterator[Finding]:
             ((s, p) for p, s in scores.items() if p not in skip and s >= MIN_SIMILARITY),
             key=lambda sp: (-sp[0], sp[1]),
         )[:SUGGESTIONS]
-        if not best:
-            continue
-        shown = ", ".join(
-            f"{render_link(scan.pages[p].page.name, alias=scan.pages[p].page.title)} ({s:.2f})"
-            for s, p in best
-        )
-        yield Finding(
-            "info",
-            "suggested-link",
-            scan.rel(ps.path),
-            f"similar pages not linked yet: {shown}",
-            "Add the ones that are related under ## Related.",
-        )
+        if best:
+            yield suggested_links(scan, ps.path, best)
+
+
+def suggested_links(scan: WikiScan, path: str, best: list[tuple[float, str]]) -> Finding:
+    """The `suggested-link` finding for `path`: the (similarity, page) pairs of `best`."""
+    shown = ", ".join(
+        f"{render_link(scan.pages[p].page.name, alias=scan.pages[p].page.title)} ({s:.2f})"
+        for s, p in best
+    )
+    return Finding(
+        "info",
+        "suggested-link",
+        scan.rel(path),
+        f"similar pages not linked yet: {shown}",
+        "Add the ones that are related under ## Related.",
+    )

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from wikic.lint.discover import suggested_links
 from wikic.lint.findings import Finding
 from wikic.lint.scan import WikiScan
 from wikic.store.db import Store
-from wikic.vault.links import link as render_link
 from wikic.vault.names import name_key, numbers_differ, within_one_edit
 
 TOPIC_TYPES = ("entity", "concept")
@@ -114,16 +114,5 @@ def check_similar_links(
         order = sorted(range(len(paths)), key=lambda j: (-sims[i, j], paths[j]))
         best = [(float(sims[i, j]), paths[j]) for j in order[: SUGGESTIONS + len(skip)]]
         best = [(s, p) for s, p in best if p not in skip and s >= MIN_SIMILARITY][:SUGGESTIONS]
-        if not best:
-            continue
-        shown = ", ".join(
-            f"{render_link(scan.pages[p].page.name, alias=scan.pages[p].page.title)} ({s:.2f})"
-            for s, p in best
-        )
-        yield Finding(
-            "info",
-            "suggested-link",
-            scan.rel(path),
-            f"similar pages not linked yet: {shown}",
-            "Add the ones that are related under ## Related.",
-        )
+        if best:
+            yield suggested_links(scan, path, best)
