@@ -21,23 +21,9 @@ from itertools import combinations
 from wikic.consolidate.episodes import Episode, EpisodeBlock
 from wikic.consolidate.words import keys
 from wikic.language.stemming import stem
-from wikic.language.stopwords import ARTICLES, QUERY_STOP_WORDS
+from wikic.language.stopwords import ARTICLES, NOTE_FILLER_WORDS, QUERY_STOP_WORDS
 
-# Words too common in notes to say what recurs (besides the stop words), and units.
-_COMMON_TEXT = """
-again today yesterday tomorrow morning afternoon evening night week weeks day days time times
-still even yet already first last next new old another less much many good bad better worse
-great little long short high low big small whole half part parts went go goes going gone came
-come comes coming took take takes taking made make makes making got get gets getting put puts
-said say says saw see sees seen looked look looks found find finds used use uses using tried
-try tries work works worked working done thing things way ways lot lots bit kind sort case
-point fact number around back away down before since because though although however instead
-really quite maybe perhaps probably almost every either neither none whose without within onto
-below between among fix fixed fixes fixing need needed needs start started starts stop stopped
-help helped helps per run runs ran running
-gb mb kb tb ms am pm ok id vs etc
-"""
-NOT_TERMS = QUERY_STOP_WORDS | frozenset(_COMMON_TEXT.split())
+NOT_TERMS = QUERY_STOP_WORDS | NOTE_FILLER_WORDS
 NOT_TERM_STEMS = frozenset(stem(w) for w in NOT_TERMS)
 MAX_NAME_WORDS = 12
 MIN_NAME_WORDS = 3

@@ -78,3 +78,26 @@ CALENDAR_WORDS = frozenset({
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday",
 })  # fmt: skip
+
+# words too common in daily notes to say what recurs (consolidation), and units
+_NOTE_FILLER_TEXT = """
+again today yesterday tomorrow morning afternoon evening night week weeks day days time times
+still even yet already first last next new old another less much many good bad better worse
+great little long short high low big small whole half part parts went go goes going gone came
+come comes coming took take takes taking made make makes making got get gets getting put puts
+said say says saw see sees seen looked look looks found find finds used use uses using tried
+try tries work works worked working done thing things way ways lot lots bit kind sort case
+point fact number around back away down before since because though although however instead
+really quite maybe perhaps probably almost every either neither none whose without within onto
+below between among fix fixed fixes fixing need needed needs start started starts stop stopped
+help helped helps per run runs ran running
+gb mb kb tb ms am pm ok id vs etc
+"""
+NOTE_FILLER_WORDS = frozenset(_NOTE_FILLER_TEXT.split())
+
+# words of a question that ask rather than name a topic (query's decline checks)
+_QUESTION_WORD_TEXT = """
+many much default often kind type way ways used uses use make makes made happen happens
+according said say says mean means called
+"""
+QUESTION_WORDS = frozenset(_QUESTION_WORD_TEXT.split())

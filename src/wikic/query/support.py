@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from wikic.language.stemming import stem
-from wikic.language.stopwords import QUERY_STOP_WORDS
+from wikic.language.stopwords import QUERY_STOP_WORDS, QUESTION_WORDS
 from wikic.query.evidence import Shown, words
 from wikic.query.terms import (
     KeyTerm,
@@ -77,14 +77,6 @@ def best_support(sentence: str, shown: Sequence[Shown]) -> Shown | None:
         if share >= MIN_SHARE and (best is None or share > best[0]):
             best = (share, unit)
     return best[1] if best else None
-
-
-# words of a question that ask rather than name a topic
-_QUESTION_WORD_TEXT = """
-many much default often kind type way ways used uses use make makes made happen happens
-according said say says mean means called
-"""
-QUESTION_WORDS = frozenset(_QUESTION_WORD_TEXT.split())
 
 
 def untouched_topic(question: str, cited: Sequence[Shown]) -> list[str]:
