@@ -300,3 +300,20 @@ def test_a_concept_two_sources_discuss_in_prose_gets_one_page_citing_both(tmp_pa
     (page_b,) = [t for _, t in b.topics if t.title == "database file"]
     assert page_a == page_b and not page_a.exists
     assert [topic.facts for topic, t in a.topics if t is page_a] == [("s2", "s3")]
+
+
+def test_a_joined_sentence_that_refers_back_stays_with_its_source(tmp_path: Path) -> None:
+    """A sentence that opens by pointing at the one before it ("This makes the lock file …")
+    means nothing on another page: the join takes the source's other sentences that name it
+    (but not the one its own page opens with)."""
+    vault = _vault(tmp_path, {"Lock file": []})
+    texts = [
+        "uv writes the lock file on every change.",
+        "This makes the lock file the one source of truth.",
+        "A lock file is never edited by hand.",
+        "The lock file lists every package.",
+    ]
+    ex = _extraction("uv", texts, [Topic("uv", "entity", (), ("s1",))])
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    joined = [topic.facts for topic, t in plan.topics if t.title == "Lock file"]
+    assert joined == [("s3", "s4")]

@@ -23,6 +23,7 @@ from wikic.ingest.resolve import (
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
+from wikic.language.sentences import refers_back
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify, unique_slug
@@ -224,6 +225,8 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
             # the sentence another opens with: a twin either way
             if i in openings:
                 continue
+            if refers_back(plan.extraction.sentences[i].text):
+                continue  # "This file serves …": its antecedent stays on the source's pages
             if not any(i in f and len(f & {*facts, i}) >= TWIN_SHARE * len(f) for f in own_facts):
                 facts.append(i)
         if facts:
