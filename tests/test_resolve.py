@@ -14,7 +14,6 @@ from wikic.ingest.resolve import (
     ConceptIndex,
     acronym,
     distinct_names,
-    gerund_stem,
     initials,
     join_evidence,
     last_component,
@@ -60,14 +59,11 @@ def test_spellings_of_one_concept_are_not_distinct(a: str, b: str) -> None:
     assert not distinct_names(a, b) and not distinct_names(b, a)
 
 
-def test_initials_acronyms_stems_and_components() -> None:
+def test_initials_acronyms_and_components() -> None:
     assert initials("write-ahead log") == "wal" and initials("Mixture of Experts") == "me"
     assert initials("SQLite") == "" and initials("tier 1") == ""
     assert acronym("WAL") == "wal" and acronym("LoRA") == "lra" and acronym("SMRs") == "smr"
     assert acronym("SQLite") == "" and acronym("Poetry") == ""
-    assert gerund_stem("checkpointing") == "checkpoint" and gerund_stem("syncing") == "sync"
-    assert gerund_stem("mapping") == "" == gerund_stem("string")  # stems under four letters
-    assert gerund_stem("installing") == "install" and gerund_stem("caching") == "cach"
     assert last_component("mlx_lm.awq") == "awq" and last_component("uv sync") == "sync"
     assert last_component("awq") == ""
 

@@ -97,18 +97,6 @@ def distinct_names(a: str, b: str) -> bool:
     return bool(_IDENTIFIER_RE.fullmatch(a) and _IDENTIFIER_RE.fullmatch(b))
 
 
-def gerund_stem(key: str) -> str:
-    """`checkpointing` → `checkpoint`, `logging` → `log`, `caching` → `cach` (the key of
-    "cache"): the name key of what a gerund key names, or "" (stems under four letters: `string`
-    is no `str`)."""
-    if not key.endswith("ing"):
-        return ""
-    stem = key[:-3]
-    if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl":
-        stem = stem[:-1]  # logging, mapping; not "installing" → "instal"
-    return stem if len(stem) >= 4 else ""
-
-
 def last_component(name: str) -> str:
     """`mlx_lm.awq` → `awq`, `uv sync` → `sync`, `a::b` → `b`; "" for a name of one part."""
     parts = [p for p in _COMPONENTS_RE.split(name.strip("`")) if p]
@@ -124,7 +112,6 @@ class ConceptIndex(Generic[T]):
     names: dict[str, str] = field(default_factory=dict)  # name key → the name it came from
     _by_initials: dict[str, set[str]] = field(default_factory=dict)  # → name keys
     _by_acronym: dict[str, set[str]] = field(default_factory=dict)
-    _by_stem: dict[str, set[str]] = field(default_factory=dict)  # `checkpoint` → `checkpointing`
     # (first or last `BLOCK` characters, length) → name keys: the pool of close spellings
     _blocks: dict[tuple[str, int], set[str]] = field(default_factory=dict)
 
@@ -140,20 +127,8 @@ class ConceptIndex(Generic[T]):
                 self._by_initials.setdefault(short, set()).add(key)
             if short := acronym(name):
                 self._by_acronym.setdefault(short, set()).add(key)
-            if stem := gerund_stem(key):
-                self._by_stem.setdefault(stem, set()).add(key)
             for block in ("^" + key[:BLOCK], "$" + key[-BLOCK:]):
                 self._blocks.setdefault((block, len(key)), set()).add(key)
-
-    def key_of(self, key: str) -> str | None:
-        """The indexed key that `key` names: itself, or the one page's key that is its gerund
-        or its stem (`checkpoint` ↔ `checkpointing`, `sync` ↔ `syncing`)."""
-        if key in self.by_key:
-            return key
-        keys = set(self._by_stem.get(key, ()))
-        if (stem := gerund_stem(key)) and stem in self.by_key:
-            keys.add(stem)
-        return next(iter(keys)) if len(keys) == 1 else None
 
     def close(self, key: str, cutoff: float) -> list[str]:
         """Keys spelled like `key` (difflib ratio >= `cutoff`), best first. One edit of a key of
@@ -174,8 +149,8 @@ class ConceptIndex(Generic[T]):
         key = name_key(name)
         if not key:
             return None
-        if (found := self.key_of(key)) is not None:
-            return self.by_key[found]
+        if key in self.by_key:  # name_key stems: "checkpoint", "checkpointing" are one key
+            return self.by_key[key]
         keys: set[str] = set()
         if short := acronym(name):
             keys |= self._by_initials.get(short, set())
@@ -240,7 +215,7 @@ def shared_mentions(
         while i < len(spans):
             for n in range(min(MAX_RUN, len(spans) - i), 0, -1):
                 start, end = spans[i][0], spans[i + n - 1][0] + len(spans[i + n - 1][1])
-                key = index.key_of(name_key(s.text[start:end])) or ""
+                key = name_key(s.text[start:end])
                 name = index.names.get(key)
                 if name is None:
                     continue
