@@ -19,13 +19,19 @@ from wikic.errors import LockBusyError
 POLL_S = 0.2
 
 
+UNKNOWN_HOLDER = "another wikic process"
+# The holder writes who it is just after taking the lock, so a waiter can read an empty file for
+# a moment; it waits this long for the name before saying it waits for an unknown process.
+NAME_GRACE_S = 1.0
+
+
 def _holder(path: Path) -> str:
     try:
         info = json.loads(path.read_text(encoding="utf-8") or "{}")
     except (OSError, ValueError):
-        return "another wikic process"
+        return UNKNOWN_HOLDER
     if not info:
-        return "another wikic process"
+        return UNKNOWN_HOLDER
     return f"pid {info.get('pid')} ({info.get('op', '?')}, since {info.get('since', '?')})"
 
 
@@ -46,6 +52,7 @@ def writer_lock(
     try:
         deadline = None if wait is None else time.monotonic() + wait
         told = False
+        started = time.monotonic()
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -57,7 +64,8 @@ def writer_lock(
                         f"the wiki is being changed by {holder}",
                         hint="Try again when it has finished (or drop --no-wait to wait for it).",
                     ) from None
-                if not told and on_wait is not None:
+                named = holder != UNKNOWN_HOLDER or time.monotonic() - started >= NAME_GRACE_S
+                if not told and named and on_wait is not None:
                     on_wait(f"Waiting for {holder} to finish…")
                     told = True
                 time.sleep(POLL_S)
