@@ -39,5 +39,14 @@ def test_a_small_run_writes_the_comparison(tmp_path: Path) -> None:
     assert br.main(["--pages", "200", "--repeat", "1", "--out", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["pages"] == 200 and result["empty_wiki"]["pages_planned"] > 0
-    assert result["generated_wiki"]["plan_s"] >= 0 and isinstance(result["met"], bool)
+    assert result["like_for_like_wiki"]["plan_s"] >= 0 and isinstance(result["met"], bool)
+    # like for like: the generated names share no word with the source, so it plans the same
+    assert result["like_for_like_wiki"]["pages_planned"] == result["empty_wiki"]["pages_planned"]
+    assert result["overlapping_wiki"]["pages_planned"] >= result["empty_wiki"]["pages_planned"]
     assert result["index_build_s"] >= 0 and result["load_s"] is None
+
+
+def test_the_like_for_like_wiki_has_no_word_of_the_source() -> None:
+    pages = br.generated_pages(300, avoid="Checkpoint the WAL files")
+    words = {w.casefold() for p in pages for w in p.props["title"].split()}
+    assert not words & {"checkpoint", "checkpoints", "files", "file"}

@@ -38,7 +38,7 @@ from wikic.llm.backend import (
 from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
 from wikic.status import source_pages_by_raw, source_states
-from wikic.store.db import after_commit
+from wikic.store.db import after_commit, open_concepts
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import link
 from wikic.vault.pages import Page, render_page
@@ -199,12 +199,16 @@ def _run(
         emit(ProgressEvent("", 0, len(rels), "clear", "removing compiled pages"))
         writer.commit(_clear_plan(paths, vault), today=today)
         vault = Vault.load(paths.wiki)
-    plans = plan_batch(
-        [ex for _, ex in extracted],
-        vault,
-        existing_source_pages={raw: pages[0] for raw, pages in source_pages_by_raw(vault).items()},
-        max_pages=cfg.ingest.max_pages_per_source,
-    )
+    with open_concepts(paths, vault) as concepts:  # the store's, looked up name by name
+        plans = plan_batch(
+            [ex for _, ex in extracted],
+            vault,
+            existing_source_pages={
+                raw: pages[0] for raw, pages in source_pages_by_raw(vault).items()
+            },
+            max_pages=cfg.ingest.max_pages_per_source,
+            concepts=concepts,
+        )
     for plan in plans:
         ex = plan.extraction
         if ex.episode:

@@ -24,9 +24,10 @@ from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
 from wikic.language.sentences import refers_back
+from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
-from wikic.vault.slugs import safe_page_path, slugify, unique_slug
+from wikic.vault.slugs import safe_page_path, slugify
 from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
@@ -49,25 +50,49 @@ class SourcePlan:
     dropped: list[str] = field(default_factory=list)  # topic names over the cap or without facts
 
 
-class Resolver:
-    """Maps topic names to pages: existing ones from the vault, new ones made in this batch,
-    through one `ConceptIndex` of every page's names (`ingest.resolve`)."""
+def stored_index(stored: StoredConcepts) -> ConceptIndex[PageTarget]:
+    """A `ConceptIndex` whose existing pages are looked up in `stored` key by key; what the
+    batch adds stays in memory."""
+    read: dict[str, tuple[PageTarget, str] | None] = {}
 
-    def __init__(self, vault: Vault) -> None:
+    def page(key: str) -> tuple[PageTarget, str] | None:
+        if key not in read:
+            found = stored.page(key)
+            read[key] = None
+            if found is not None:
+                p, name = found
+                read[key] = (PageTarget(p.path, p.title, p.type, True), name)
+        return read[key]
+
+    return ConceptIndex(
+        by_key=Layered(lambda k: hit[0] if (hit := page(k)) else None, stored.keys_of),
+        names=Layered(lambda k: hit[1] if (hit := page(k)) else None),
+        _by_initials=LayeredSets(lambda s: stored.keys_by("initials", s)),
+        _by_acronym=LayeredSets(lambda s: stored.keys_by("acronym", s)),
+        _blocks=LayeredSets(lambda b: stored.keys_in_block(*b)),
+    )
+
+
+def held_keys(index: ConceptIndex[PageTarget], paths: set[str]) -> set[str]:
+    """The name keys `index` gives to one of the pages `paths`: those the batch added, and
+    those of the stored pages, looked up by path rather than by a pass over every key."""
+    by_key = index.by_key
+    keys = {k for k, t in by_key.items() if t.path in paths}  # the batch's (or every one)
+    if isinstance(by_key, Layered):
+        keys |= {k for k in by_key.stored_keys(paths) if k in by_key and by_key[k].path in paths}
+    return keys
+
+
+class Resolver:
+    """Maps topic names to pages: existing ones from the wiki's concept index (the store's,
+    `store.concepts`, or one built in memory from `vault`), new ones made in this batch, through
+    one `ConceptIndex` (`ingest.resolve`) that looks the stored names up as it needs them."""
+
+    def __init__(self, vault: Vault, concepts: StoredConcepts | None = None) -> None:
         self._wiki_dir = vault.wiki_dir
-        self.index: ConceptIndex[PageTarget] = ConceptIndex()
-        self._taken: dict[str, set[str]] = {}
-        for page in vault:
-            if page.type not in ("entity", "concept"):
-                self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
-                continue
-            target = PageTarget(page.path, page.title, page.type, True)
-            title = page.title
-            # the file name is most often the title's slug: one name key fewer to compute
-            plain = page.stem == title.casefold().replace(" ", "-")
-            names = (title, *page.aliases, *(() if plain else (page.stem.replace("-", " "),)))
-            self.index.add(names, target)
-            self._taken.setdefault(page.path.rsplit("/", 1)[0], set()).add(page.stem)
+        self.stored = concepts if concepts is not None else StoredConcepts.from_pages(vault)
+        self.index: ConceptIndex[PageTarget] = stored_index(self.stored)
+        self._taken: dict[str, set[str]] = {}  # folder → the slugs this batch took, case-folded
 
     def find(self, names: Sequence[str], *, command: bool = False) -> PageTarget | None:
         """The page one of `names` names: by name key, then by abbreviation ↔ expansion or
@@ -96,20 +121,28 @@ class Resolver:
         if found is not None:
             return found
         folder = TYPE_FOLDERS.get(topic.type, TYPE_FOLDERS["concept"])
-        taken = self._taken.setdefault(folder, set())
-        slug = unique_slug(slugify(topic.name), taken)
-        taken.add(slug)
-        path = str(safe_page_path(self._wiki_dir, folder, slug))
+        path = str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(topic.name))))
         target = PageTarget(path, topic.name, topic.type, False)
         self.index.add((topic.name, *topic.aliases), target)
         return target
 
     def reserve_source_page(self, stem: str) -> str:
         folder = TYPE_FOLDERS["source"]
+        return str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(stem))))
+
+    def _take(self, folder: str, slug: str) -> str:
+        """`slug`, or `slug-2`, `slug-3`, … : the first no page of `folder` has and this batch
+        did not take (compared case-insensitively, as on macOS and Windows file systems)."""
         taken = self._taken.setdefault(folder, set())
-        slug = unique_slug(slugify(stem), taken)
-        taken.add(slug)
-        return str(safe_page_path(self._wiki_dir, folder, slug))
+
+        def used(s: str) -> bool:
+            return s.casefold() in taken or self.stored.slug_taken(folder, s)
+
+        found, n = slug, 2
+        while used(found):
+            found, n = f"{slug}-{n}", n + 1
+        taken.add(found.casefold())
+        return found
 
 
 def _plain(topic: Topic) -> bool:
@@ -131,10 +164,12 @@ def plan_batch(
     *,
     existing_source_pages: dict[str, str],
     max_pages: int,
+    concepts: StoredConcepts | None = None,
 ) -> list[SourcePlan]:
     """One SourcePlan per extraction. `existing_source_pages` maps raw path → source page path
-    (for re-ingest); new sources get a fresh slug from their file name."""
-    resolver = Resolver(vault)
+    (for re-ingest); new sources get a fresh slug from their file name. `concepts` is the wiki's
+    concept index (`store.concepts.open_concepts`); without it one is built from `vault`."""
+    resolver = Resolver(vault, concepts)
     plans = []
     for ex in extractions:
         page = existing_source_pages.get(ex.source.rel)
@@ -200,7 +235,7 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
     if plan.extraction.episode:
         return
     own = {t.path for _, t in plan.topics}
-    skip = {k for k, t in index.by_key.items() if t.path in own}
+    skip = held_keys(index, own)
     sentences = list(plan.extraction.sentences.values())
     found = shared_mentions(sentences, index, skip)
     joined: dict[str, tuple[PageTarget, list[str]]] = {}

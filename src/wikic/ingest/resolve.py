@@ -31,41 +31,19 @@ from wikic.language.headings import GENERIC_KEYS
 from wikic.language.phrases import topic_candidates
 from wikic.language.sentences import Sentence
 from wikic.language.vocabulary import is_common_term
+from wikic.vault.name_keys import BLOCK, acronym, initials
 from wikic.vault.names import name_key, numbers_differ
 
 T = TypeVar("T")
 
-BLOCK = 3  # characters of a key's start and end that index its close spellings
 CLOSE_SPREAD = 2  # characters a close spelling may be longer or shorter
 MAX_RUN = 5  # words of the longest name a sentence is searched for
 SHARED_CANDIDATES = 60  # of each source's names and phrases, compared across the batch
 JOIN_EVIDENCE = 2  # sentences of a source that must name a page for the source to add to it
 _WORDS_RE = re.compile(r"\w+")
-_SEPARATOR_RE = re.compile(r"[\W_]")
-_ACRONYM_RE = re.compile(r"(?:[A-Z][a-z]?){2,7}s?")  # `WAL`, `MVCC`, `LoRA`, `MoE`, `SMRs`
 _COMPONENTS_RE = re.compile(r"[.\s/:]+|::")
 _IDENTIFIER_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)*[a-z]?", re.IGNORECASE)
-_STOP = frozenset({"of", "and", "for", "to", "in", "on", "the", "a", "an", "with", "by"})
-
-
-def initials(name: str) -> str:
-    """`write-ahead log` → `wal`, `Mixture of Experts` → `me`: the first letters of the words
-    of a name of two or more words (small joining words left out), or ""."""
-    if not _SEPARATOR_RE.search(name):
-        return ""  # one word: the common case, answered without splitting it
-    words = [w for w in _WORDS_RE.findall(name.replace("_", " ")) if w.casefold() not in _STOP]
-    if len(words) < 2 or not all(w[0].isalpha() for w in words):
-        return ""
-    return "".join(w[0] for w in words).casefold()
-
-
-def acronym(name: str) -> str:
-    """`WAL` → `wal`, `LoRA` → `lra`, `SMRs` → `smr`: the capitals of an abbreviation, or ""."""
-    if name.islower() or not _ACRONYM_RE.fullmatch(name):
-        return ""
-    capitals = [c for c in name if c.isupper()]
-    return "".join(capitals).casefold() if len(capitals) >= 2 else ""
 
 
 def _tokens(name: str) -> list[str]:

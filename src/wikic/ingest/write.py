@@ -543,7 +543,11 @@ def _key_facts(plan: SourcePlan) -> list[tuple[str, str]]:
 
 def _retract_changed(plan: SourcePlan, vault: Vault, out: SourceWrite) -> None:
     """On re-ingest the source's contribution is replaced: facts this extraction chose again are
-    re-pointed to their (possibly moved) paragraph, the others lose this source's citation."""
+    re-pointed to their (possibly moved) paragraph, the others lose this source's citation.
+    A first ingest has nothing to retract: its source page is new, under a file name no page
+    had, so no page cites it (and the wiki's pages are not read one by one)."""
+    if plan.source_page not in vault.pages:
+        return
     name = plan.source_page.removesuffix(".md").casefold()
     ex = plan.extraction
     chosen = {sid for topic, _ in plan.topics for sid in topic.facts}

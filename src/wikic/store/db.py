@@ -14,12 +14,14 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from wikic.paths import WikiPaths
+from wikic.store.concepts import StoredConcepts
 from wikic.store.hybrid import Ranking, page_search, passage_search
 from wikic.store.rows import Citation, Claim, ClaimRef, Contradiction
 from wikic.store.schema import Outdated, StoreError, connect, is_corruption, remove_db
@@ -33,6 +35,7 @@ from wikic.store.search import (
 from wikic.store.sync import Progress, SyncReport, sync_rows
 from wikic.store.vectors import Matrix, Vectors, matrix
 from wikic.vault.links import WikiLink, normalize_target
+from wikic.vault.tree import Vault
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -445,6 +448,17 @@ def after_commit(paths: WikiPaths, changed: Iterable[str]) -> None:
         mark_stale(paths)
 
 
+@contextmanager
+def open_concepts(paths: WikiPaths, vault: Vault) -> Iterator[StoredConcepts]:
+    """The wiki's concept index (`store.concepts`): the store's, synced with the page files,
+    where the wiki has a store; otherwise one built in memory from `vault`."""
+    if not paths.db.exists():
+        yield StoredConcepts.from_pages(vault)
+        return
+    with open_store(paths) as store:
+        yield StoredConcepts(store.conn)
+
+
 def mark_stale(paths: WikiPaths) -> None:
     with contextlib.suppress(OSError):
         paths.state.mkdir(parents=True, exist_ok=True)
@@ -453,5 +467,6 @@ def mark_stale(paths: WikiPaths) -> None:
 
 __all__ = [
     "Citation", "Claim", "ClaimRef", "Contradiction", "PageInfo", "SearchHit", "Store",
-    "StoreError", "SyncReport", "after_commit", "mark_stale", "open_store",
+    "StoreError", "StoredConcepts", "SyncReport", "after_commit", "mark_stale", "open_concepts",
+    "open_store",
 ]  # fmt: skip

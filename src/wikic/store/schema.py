@@ -13,11 +13,12 @@ from pathlib import Path
 
 from wikic.errors import WikicError
 from wikic.store.cjk import has_cjk, index_text
+from wikic.store.concepts import CONCEPT_SCHEMA, delete_concepts, insert_concepts
 from wikic.store.rows import PageRecord
 from wikic.store.vectors import page_text, passage_text, text_key
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _SCHEMA = """
 CREATE TABLE pages (
@@ -160,7 +161,7 @@ def connect(db: Path | str) -> sqlite3.Connection:
 
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables in an empty database (inside the caller's transaction)."""
-    for statement in _SCHEMA.split(";"):
+    for statement in (_SCHEMA + CONCEPT_SCHEMA).split(";"):
         if statement.strip():
             conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -180,6 +181,7 @@ def delete_page(conn: sqlite3.Connection, path: str) -> list[bytes]:
     )
     for table in ("props", "links", "claims", "citations", "contradictions", "passages"):
         conn.execute(f"DELETE FROM {table} WHERE page_id = ?", (page_id,))
+    delete_concepts(conn, page_id)
     conn.execute("DELETE FROM pages_fts WHERE rowid = ?", (page_id,))
     conn.execute("DELETE FROM pages WHERE id = ?", (page_id,))
     return [k for k in keys if k is not None]
@@ -277,6 +279,8 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
     )
 
     insert_passages(conn, page_id, rec)
+    # an unreadable page keeps its file name, but is found by no name
+    insert_concepts(conn, page_id, rec.path, rec.title, "" if rec.broken else rec.type, rec.aliases)
     return page_id
 
 

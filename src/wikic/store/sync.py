@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wikic.store.concepts import CONCEPT_TABLES
 from wikic.store.rows import PageRecord, content_sha, page_record
 from wikic.store.schema import delete_page, insert_page
 from wikic.store.vectors import Vectors, fill, prune, stale_model, touch
@@ -170,7 +171,7 @@ def _apply(
         if clear:
             for table in ("pages", "props", "links", "claims", "citations", "contradictions"):
                 conn.execute(f"DELETE FROM {table}")
-            for table in ("passages", "passages_fts", "pages_fts", "vectors"):
+            for table in ("passages", "passages_fts", "pages_fts", "vectors", *CONCEPT_TABLES):
                 conn.execute(f"DELETE FROM {table}")
         dropped: list[bytes] = []
         inserted: list[int] = []
