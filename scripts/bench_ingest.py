@@ -76,6 +76,7 @@ def worker(wiki: Path, model: str) -> int:
         "pages_created": sum(len(o.created) for o in report.outcomes),
         "source_tokens": source_tokens,
         "stages": stages,
+        "breakdown": report.stages(),  # per stage: prefill, decode, rows per step, idle
     }
     print(json.dumps(out))
     return 0 if all(s == "ingested" for s in out["status"]) else 1
@@ -184,7 +185,24 @@ def main() -> int:
         t = r["total"]
         toks = f"{t['prefill_tokens']:.0f} / {t['cached_tokens']:.0f} / {t['generated_tokens']:.0f}"  # type: ignore[index]
         print("| " + " | ".join(str(r.get(c, "")) for c in cols) + f" | {toks} |")
+    print("\n" + "\n".join(breakdown_table(runs)))
     return 0
+
+
+BREAKDOWN = ("wall_s", "prefill_s", "prefill_tokens", "decode_s", "decode_tokens")
+BREAKDOWN += ("forced_tokens", "rows_per_step", "idle_s")
+
+
+def breakdown_table(runs: list[dict[str, object]]) -> list[str]:
+    """Where each run's time went, stage by stage (`IngestReport.stages`)."""
+    lines = ["| batch | run | stage | " + " | ".join(BREAKDOWN) + " |"]
+    lines.append("|" + "---|" * (len(BREAKDOWN) + 3))
+    for r in runs:
+        stages: dict[str, dict[str, object]] = r.get("breakdown") or {}  # type: ignore[assignment]
+        for stage, b in stages.items():
+            cells = [str(b.get(k, "")) for k in BREAKDOWN]
+            lines.append(f"| {r['batch']} | {r['run']} | {stage} | " + " | ".join(cells) + " |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -258,6 +258,8 @@ class Attempt:
     seconds: float
     finish_reason: str
     called: bool
+    # where the time went (`GenerationStats.breakdown`): prefill, decode, rows per step, idle
+    breakdown: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -339,6 +341,7 @@ def _attempt(
         round(seconds, 2),
         composed.finish_reason,
         composed.model_called,
+        stats.breakdown(seconds),
     )
 
 
@@ -505,7 +508,24 @@ def summarize(rows: Sequence[Row], systems: Sequence[str]) -> dict[str, Any]:
             "mean_ttft_s": round(sum(a.ttft_s for a in called) / n, 1),
             "mean_seconds": round(sum(a.seconds for a in called) / n, 1),
             "max_seconds": round(max((a.seconds for a in called), default=0.0), 1),
+            "time": time_breakdown([a for _, a in atts]),
         }
+    return out
+
+
+TIME_KEYS = ("wall_s", "prefill_s", "prefill_tokens", "decode_s", "decode_tokens", "idle_s")
+
+
+def time_breakdown(attempts: Sequence[Attempt]) -> dict[str, Any]:
+    """Where one system's time went over all its questions: the sums of each attempt's
+    prefill, decode and idle seconds and tokens, and the mean rows per decode step."""
+    out: dict[str, Any] = {
+        k: round(sum(a.breakdown.get(k) or 0 for a in attempts), 3) for k in TIME_KEYS
+    }
+    steps = [a.breakdown.get("rows_per_step") for a in attempts]
+    known = [x for x in steps if x]
+    out["rows_per_step"] = round(sum(known) / len(known), 3) if known else None
+    out["model_calls"] = sum(a.breakdown.get("calls") or 0 for a in attempts)
     return out
 
 

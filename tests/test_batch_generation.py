@@ -228,6 +228,12 @@ def test_a_row_that_stops_leaves_the_batch_and_the_others_go_on(chat_tokenizer: 
     assert [g.text for g in got] == [g.text for g in expected]
     assert isinstance(got[1].value, Record)
     assert backend.batch_stats.steps > 2 and backend.batch_stats.mean_batch < 3
+    # each row's share of the steps adds up to the batch's: rows per step, stage by stage
+    total = sum((g.stats for g in got), EMPTY_STATS)
+    assert total.decode_steps == backend.batch_stats.row_steps
+    assert round(total.step_share, 6) == backend.batch_stats.steps
+    assert total.rows_per_step == round(backend.batch_stats.mean_batch, 3)
+    assert [g.stats.rows_per_step for g in expected] == [1.0, 1.0, 1.0]  # decoded alone
 
 
 def test_a_row_that_fails_validation_is_retried_alone(chat_tokenizer: Any) -> None:

@@ -32,6 +32,13 @@ def test_ingest_all_json(wiki) -> None:
     assert [s["status"] for s in data["sources"]] == ["ingested", "ingested"]
     assert data["sources"][1]["contradictions"][0]["page"] == "entities/gemma-3.md"
     assert data["stats"]["calls"] > 0 and "cached_tokens" in data["stats"]
+    stages = data["stages"]  # where the time went, stage by stage
+    assert set(stages) == {"extract", "write"}
+    for stage in stages.values():
+        assert stage["calls"] > 0 and stage["decode_tokens"] > 0 and stage["wall_s"] >= 0
+        assert stage["rows_per_step"] >= 1 and stage["idle_s"] >= 0
+        assert {"prefill_s", "prefill_tokens", "decode_s", "forced_tokens"} <= set(stage)
+    assert stages["write"]["rows_per_step"] > 1  # both sources' write calls in one batch
     again = runner.invoke(app, ["-C", str(wiki.root), "ingest", str(wiki.raw / "kv-cache.md")])
     assert again.exit_code == 0, again.output
     assert "unchanged  raw/kv-cache.md" in again.stdout

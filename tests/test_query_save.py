@@ -205,6 +205,11 @@ def test_cli_json_shape(wiki, fake) -> None:
     }
     assert data["pages"][0].keys() >= {"path", "title", "reason", "units", "tokens"}
     assert data["saved"] is None and data["declined"] is False
+    assert data["model_called"] is True
+    answer = data["stages"]["answer"]  # where the time went
+    assert answer["calls"] == 1 and answer["rows_per_step"] == 1.0
+    assert answer["wall_s"] >= answer["model_s"] and answer["idle_s"] >= 0
+    assert data["stages"]["search"]["wall_s"] >= 0
     again = json.loads(run(wiki, QUESTION, "--format", "json").stdout)
     assert again["stats"]["cached_tokens"] > 0  # the same prompt prefix, cached
 

@@ -82,6 +82,7 @@ def ingest_cmd(
                 "sources": [o.to_dict() for o in report.outcomes],
                 "skipped": [{"raw": s.rel, "reason": s.reason} for s in skipped],
                 "stats": stats.to_dict(),
+                "stages": report.stages(),
             }
         )
     else:

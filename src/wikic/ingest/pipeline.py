@@ -99,6 +99,7 @@ class SourceOutcome:
 class IngestReport:
     outcomes: list[SourceOutcome]
     dry_run: bool = False
+    walls: dict[str, float] = field(default_factory=dict)  # stage → wall seconds of its batches
 
     @property
     def failed(self) -> list[SourceOutcome]:
@@ -110,6 +111,18 @@ class IngestReport:
             for s in o.stats.values():
                 total = total + s
         return total
+
+    def stages(self) -> dict[str, dict[str, float | int | None]]:
+        """Where each stage's time went, over every source (`GenerationStats.breakdown`):
+        prefill, decode, rows per decode step, and the wall time outside the model."""
+        totals: dict[str, GenerationStats] = {}
+        for o in self.outcomes:
+            for stage, s in o.stats.items():
+                totals[stage] = totals.get(stage, EMPTY_STATS) + s
+        return {
+            stage: totals.get(stage, EMPTY_STATS).breakdown(self.walls.get(stage))
+            for stage in sorted({*totals, *self.walls})
+        }
 
 
 @dataclass(frozen=True)
@@ -192,7 +205,8 @@ def _run(
     rels, outcomes = collect(paths, request, vault)
     agents_md = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.exists() else ""
     cfg = paths.config
-    extracted = _extract_all(paths, rels, outcomes, extract_backend, agents_md, emit)
+    walls: dict[str, float] = {}
+    extracted = _extract_all(paths, rels, outcomes, extract_backend, agents_md, emit, walls)
     # a rebuild removes the source pages first: their hand edits are replayed from these
     before = {p.path: p for p in vault if p.type == "source"} if request.rebuild else {}
     if request.rebuild and writer is not None and extracted:
@@ -227,9 +241,9 @@ def _run(
         pending.append(_Pending(i, outcome, plan))
     if writer is not None:
         _write_all(
-            paths, writer, pending, write_backend, agents_md, emit, len(plans), today, before
+            paths, writer, pending, write_backend, agents_md, emit, len(plans), today, before, walls
         )
-    return IngestReport(outcomes, dry_run=writer is None)
+    return IngestReport(outcomes, dry_run=writer is None, walls=walls)
 
 
 def _extract_all(
@@ -239,6 +253,7 @@ def _extract_all(
     extract_backend: Callable[[], Backend],
     agents_md: str,
     emit: ProgressFn,
+    walls: dict[str, float],
 ) -> list[tuple[SourceOutcome, Extraction]]:
     """Read and parse every source, then ask the model about the windows of all of them in one
     batch (rows of different sources share forward passes; see `extract_sources`). A source
@@ -291,6 +306,7 @@ def _extract_all(
             _fail(outcome, exc, emit, i, len(rels))
         return []
     seconds = round(time.perf_counter() - start, 3)
+    walls["extract"] = walls.get("extract", 0.0) + seconds
     extracted = []
     for (_, outcome, job), generations in zip(jobs, replies, strict=True):
         ex = finish_extraction(job, generations, cfg.ingest)  # code only: nothing to fail on
@@ -336,6 +352,7 @@ def _write_all(
     n: int,
     today: dt.date,
     before: Mapping[str, Page],
+    walls: dict[str, float],
 ) -> None:
     """Write and commit the planned sources, one commit each. The model calls of all sources
     that write no page in common go in one batch (a round); a source that writes a page an
@@ -367,7 +384,7 @@ def _write_all(
             else:
                 round_.append((item, job))
             claimed |= writes
-        replies = _round_replies(write_backend, round_, emit, n)
+        replies = _round_replies(write_backend, round_, emit, n, walls)
         for (item, job), answer in zip(round_, replies, strict=True):
             if isinstance(answer, WikicError):
                 _fail(item.outcome, answer, emit, item.index, n)
@@ -393,6 +410,7 @@ def _round_replies(
     round_: list[tuple[_Pending, WriteJob]],
     emit: ProgressFn,
     n: int,
+    walls: dict[str, float],
 ) -> list[list[Generation] | WikicError]:
     """Each job's replies, from one batch; if that fails, from one batch per job (a failure
     then belongs to its source alone)."""
@@ -422,6 +440,7 @@ def _round_replies(
             except WikicError as exc:
                 replies.append(exc)
     seconds = round(time.perf_counter() - start, 3)
+    walls["write"] = walls.get("write", 0.0) + seconds
     for item, _ in round_:
         item.outcome.seconds["write"] = seconds  # the shared batch's wall time
     return replies

@@ -57,6 +57,11 @@ class GenerationStats:
     prefill_s: float = 0.0
     decode_s: float = 0.0
     calls: int = 1
+    # the decode steps (forward passes) the row took part in, and its share of them: each step
+    # counts 1 / (rows decoded in it), so over rows `decode_steps / step_share` is the mean
+    # batch actually decoded (both 0 where the backend cannot tell: a server)
+    decode_steps: int = 0
+    step_share: float = 0.0
 
     def __add__(self, other: GenerationStats) -> GenerationStats:
         return GenerationStats(
@@ -65,6 +70,38 @@ class GenerationStats:
 
     def to_dict(self) -> dict[str, float | int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @property
+    def model_s(self) -> float:
+        """Seconds in the model: loading cached prefixes, prefilling, decoding."""
+        return self.cache_load_s + self.prefill_s + self.decode_s
+
+    @property
+    def rows_per_step(self) -> float | None:
+        """The mean rows of a decode step (1.0: decoded alone); None where unknown."""
+        return round(self.decode_steps / self.step_share, 3) if self.step_share else None
+
+    def breakdown(self, wall_s: float | None = None) -> dict[str, float | int | None]:
+        """Where one stage's time went (`--json`, the benches): prefill seconds and tokens,
+        decode seconds and tokens, rows per decode step, and, given the stage's wall time,
+        `idle_s`: the wall time outside the model (grammar, tokenizing, code, waiting)."""
+        out: dict[str, float | int | None] = {
+            "calls": self.calls,
+            "prefill_s": round(self.prefill_s, 3),
+            "prefill_tokens": self.prefill_tokens,
+            "cached_tokens": self.cached_tokens,
+            "cache_load_s": round(self.cache_load_s, 3),
+            "decode_s": round(self.decode_s, 3),
+            "decode_tokens": self.generated_tokens,
+            "forced_tokens": self.forced_tokens,
+            "decode_steps": self.decode_steps,
+            "rows_per_step": self.rows_per_step,
+            "model_s": round(self.model_s, 3),
+        }
+        if wall_s is not None:
+            out["wall_s"] = round(wall_s, 3)
+            out["idle_s"] = round(max(0.0, wall_s - self.model_s), 3)
+        return out
 
 
 EMPTY_STATS = GenerationStats(calls=0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -81,6 +81,8 @@ class FakeBackend:
         on_text: TextCallback | None = None,
     ) -> Generation:
         text, stats = self._reply(segments, schema, max_tokens, temperature)
+        tokens = stats.generated_tokens
+        stats = replace(stats, decode_steps=tokens, step_share=tokens)  # alone: a token a step
         value = parse_structured(schema, text) if schema is not None else None
         if on_text is not None:
             on_text(text)
@@ -100,10 +102,13 @@ class FakeBackend:
                 out.append(Generation("", None, EMPTY_STATS, error=exc.message))
                 continue
             out.append(Generation(text, None, stats))
+        out = _lockstep(out)
         self.batch_stats = self.batch_stats + BatchStats(
             batches=1,
             rows=len(requests),
             largest=len(requests),
+            steps=max((g.stats.decode_steps for g in out), default=0),
+            row_steps=sum(g.stats.decode_steps for g in out),
             generated_tokens=sum(g.stats.generated_tokens for g in out),
         )
         return out
@@ -150,3 +155,17 @@ class FakeBackend:
             prefill_tokens=prompt - cached,
             generated_tokens=self.count_tokens(text),
         )
+
+
+def _lockstep(out: list[Generation]) -> list[Generation]:
+    """The decode steps of rows decoded together, a token a step: step `t` holds every row
+    with more than `t` tokens, and each of them takes a share of 1 / (those rows)."""
+    lengths = [g.stats.generated_tokens for g in out]
+    active = [sum(1 for n in lengths if n > t) for t in range(max(lengths, default=0))]
+    return [
+        replace(
+            g,
+            stats=replace(g.stats, decode_steps=n, step_share=sum(1 / active[t] for t in range(n))),
+        )
+        for g, n in zip(out, lengths, strict=True)
+    ]

@@ -50,6 +50,8 @@ class RowResult:
     finish: FinishReason
     prefilled: Any  # the row's Prefilled (stats)
     decode_s: float  # this row's share of the batch's decode time
+    steps: int = 0  # decode steps the row took part in
+    step_share: float = 0.0  # the sum of 1 / (rows of the step) over those
 
 
 @dataclass
@@ -65,6 +67,8 @@ class _Row:
     forced: int = 0
     finish: FinishReason | None = None
     decode_s: float = 0.0
+    steps: int = 0
+    step_share: float = 0.0
 
     @property
     def wants_token(self) -> bool:
@@ -102,7 +106,14 @@ class _Row:
         assert self.finish is not None
         text = self.stream.close()
         return RowResult(
-            self.stream.tokens, text, self.forced, self.finish, self.prefilled, self.decode_s
+            self.stream.tokens,
+            text,
+            self.forced,
+            self.finish,
+            self.prefilled,
+            self.decode_s,
+            self.steps,
+            self.step_share,
         )
 
 
@@ -154,6 +165,8 @@ class Lockstep:
             share = (time.perf_counter() - t0) / len(active)
             for _, row in active:
                 row.decode_s += share
+                row.steps += 1
+                row.step_share += 1 / len(active)
             decode_s += share * len(active)
             keep = [i for i, (_, row) in enumerate(active) if row.finish is None]
             if len(keep) < len(active):

@@ -56,6 +56,7 @@ class _Decoded:
     forced: int
     finish: FinishReason
     seconds: float
+    steps: int  # forward passes while decoding
 
 
 class MlxBackend:
@@ -87,6 +88,7 @@ class MlxBackend:
         self.batch_size = batch_size
         self.forced_steps = True  # see Lockstep.forced_steps; off only to measure it
         self.batch_stats = BatchStats()
+        self._steps = 0  # decode forward passes so far (`_forward`)
 
     @property
     def model_name(self) -> str:
@@ -150,6 +152,8 @@ class MlxBackend:
                 cache_load_s=pre.load_s,
                 prefill_s=pre.prefill_s + getattr(pre, "store_s", 0.0),
                 decode_s=row.decode_s,
+                decode_steps=row.steps,
+                step_share=row.step_share,
             )
             out.append(Generation(row.text, None, generation_stats, row.finish))
         return out
@@ -214,6 +218,8 @@ class MlxBackend:
             cache_load_s=pre.load_s,
             prefill_s=prefill_s,
             decode_s=decoded.seconds,
+            decode_steps=decoded.steps,
+            step_share=decoded.steps,  # decoded alone: one row a step
         )
         return Generation(decoded.text, None, stats, decoded.finish)
 
@@ -242,6 +248,7 @@ class MlxBackend:
         on_text: TextCallback | None,
     ) -> _Decoded:
         start = time.perf_counter()
+        steps = self._steps
         stream = TextStream(self._tokenizer, on_text)
         sampler = Sampler(temperature, seed)
         if matcher is None:
@@ -250,11 +257,13 @@ class MlxBackend:
         else:
             finish, forced = self._decode_json(cache, logits, matcher, sampler, stream, max_tokens)
         text = stream.close()
-        return _Decoded(stream.tokens, text, forced, finish, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        return _Decoded(stream.tokens, text, forced, finish, seconds, self._steps - steps)
 
     def _forward(self, tokens: Sequence[int] | mx.array, cache: Any) -> mx.array:
         """Lazy logits of the position after `tokens` (fed as one batch)."""
         inputs = tokens if isinstance(tokens, mx.array) else mx.array(list(tokens))
+        self._steps += 1
         return self._model(inputs.reshape(1, -1), cache=cache)[0, -1, :]
 
     def _decode_free(

@@ -81,6 +81,9 @@ class QueryResult:
     closest: tuple[tuple[str, str], ...] = ()  # (path, title) offered with a declined answer
     ttft_s: float = 0.0  # from the question to the model's first output token
     total_s: float = 0.0
+    search_s: float = 0.0  # retrieving and packing the evidence, before the model
+    answer_s: float = 0.0  # composing the answer: the model call and the code around it
+    model_called: bool = False  # False: code decided (nothing found, or declined before)
     packed: Packed | None = None
 
     @property
@@ -163,6 +166,11 @@ class QueryResult:
                 "ttft_s": round(self.ttft_s, 3),
                 "total_s": round(self.total_s, 3),
             },
+            "model_called": self.model_called,
+            "stages": {
+                "search": {"wall_s": round(self.search_s, 3)},
+                "answer": self.stats.breakdown(self.answer_s),
+            },
             "notes": list(self.notes),
         }
 
@@ -220,6 +228,7 @@ def answer_question(
                 notes=notes,
                 decline_reason="no page matches the question",
                 total_s=time.perf_counter() - started,
+                search_s=time.perf_counter() - started,
             )
         model = backend if isinstance(backend, Backend) else backend()
         packed = pack(
@@ -243,6 +252,7 @@ def answer_question(
             seed=paths.config.generation.seed,
             on_text=on_text,
         )
+        answer_s = time.perf_counter() - started - before_model
         store.sync()  # pages may have changed while the model was writing
         answer, citations, removed = _checked(composed, store)
     for item in removed:
@@ -265,6 +275,9 @@ def answer_question(
         closest=tuple(found.closest) if composed.declined else (),
         ttft_s=before_model + composed.ttft_s if composed.model_called else 0.0,
         total_s=time.perf_counter() - started,
+        search_s=before_model,
+        answer_s=answer_s,
+        model_called=composed.model_called,
         packed=packed,
     )
 
