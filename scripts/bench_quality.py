@@ -54,6 +54,7 @@ from wikic.llm.backend import Backend
 from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths
 from wikic.query.answer import answer_question
+from wikic.query.certain import RULE_NAMES as CERTAIN_RULES
 from wikic.query.compose import AnswerStyle, Composed, compose, schema_text
 from wikic.query.evidence import Block, Packed, pack, words
 from wikic.query.retrieve import retrieve
@@ -260,6 +261,7 @@ class Attempt:
     called: bool
     # where the time went (`GenerationStats.breakdown`): prefill, decode, rows per step, idle
     breakdown: dict[str, Any] = field(default_factory=dict)
+    decided_by: str | None = None  # the `query.certain` rule that answered without the model
 
 
 @dataclass(frozen=True)
@@ -342,6 +344,7 @@ def _attempt(
         composed.finish_reason,
         composed.model_called,
         stats.breakdown(seconds),
+        composed.decided_by,
     )
 
 
@@ -378,8 +381,9 @@ def ask_wiki(
         stats=result.stats,
         finish_reason=result.finish_reason,
         ttft_s=result.ttft_s,
-        model_called=result.stats.calls > 0,
+        model_called=result.model_called,
         key_terms=(),
+        decided_by=result.decided_by,
     )
     return _attempt(
         "wiki",
@@ -423,6 +427,7 @@ def ask_rag(
         style=style,
         temperature=paths.config.generation.temperature,
         seed=paths.config.generation.seed,
+        decide=paths.config.query.decide_without_model,
     )
     seconds = time.perf_counter() - start
     by_id = {c.id: c.text for c in index.chunks}
@@ -509,6 +514,9 @@ def summarize(rows: Sequence[Row], systems: Sequence[str]) -> dict[str, Any]:
             "mean_seconds": round(sum(a.seconds for a in called) / n, 1),
             "max_seconds": round(max((a.seconds for a in called), default=0.0), 1),
             "time": time_breakdown([a for _, a in atts]),
+            # answered by a `query.certain` rule, without the model, and how often rightly
+            "decided_without_model": sum(1 for _, a in atts if a.decided_by),
+            "decided_without_model_correct": sum(1 for _, a in atts if a.decided_by and a.correct),
         }
     return out
 
@@ -675,6 +683,13 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "its tie-breaking picks; about a minute for the corpus set",
     )
     p.add_argument(
+        "--decide-without-model",
+        default="",
+        metavar="RULES",
+        help="comma-separated rules of query.certain under which code answers without the "
+        "model (sets query.decide_without_model; default: the wiki's setting)",
+    )
+    p.add_argument(
         "--retrieval-only",
         action="store_true",
         help="no model: is each answer's fact in the packed context, per --rankings, for the QA "
@@ -744,6 +759,16 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
 
             config = config_with_model(config, args.model)
             paths = WikiPaths(paths.root, config)
+        if args.decide_without_model:
+            rules = [r for r in args.decide_without_model.split(",") if r]
+            unknown = sorted(set(rules) - set(CERTAIN_RULES))
+            if unknown:
+                raise UsageError(
+                    f"no rule {', '.join(unknown)}", hint=f"Rules: {', '.join(CERTAIN_RULES)}."
+                )
+            query = config.query.model_copy(update={"decide_without_model": rules})
+            config = config.model_copy(update={"query": query})
+            paths = WikiPaths(paths.root, config)
         load_s = 0.0
         if backend is None:
             from wikic.llm.factory import make_backend
@@ -793,6 +818,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
         "answer_style": style,
         "temperature": config.generation.temperature,
         "decoded": not args.no_decode,  # False: the model's declines and picks were skipped
+        "decide_without_model": list(config.query.decide_without_model),
         "model_load_s": round(load_s, 1),
         "wall_s": round(wall, 1),
         "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),

@@ -108,6 +108,8 @@ def _run(case: Case, demo: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, A
     output = json.loads(result.stdout)
     for key in VOLATILE_STATS:
         assert isinstance(output["stats"].pop(key), float)
+    stages = output.pop("stages")  # seconds: volatile; their shape is tested in test_query_save
+    assert set(stages) == {"search", "answer"} and stages["answer"]["calls"] == len(backend.history)
     shown = backend.history[0].segments[-2].text if backend.history else None
     return {"question": case.question, "style": case.style, "output": output, "shown": shown}
 

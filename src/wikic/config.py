@@ -82,6 +82,9 @@ class QueryConfig(_Section):
     # quote: the answer quotes the facts that answer, with their links; write: the model writes
     # its own sentences, each naming its facts (for larger models; see query.quote)
     answer_style: Literal["quote", "write"] = "quote"
+    # rules under which code answers without asking the model (`query.certain`, quoted answers
+    # only), e.g. [one-unit-holds-every-term]; none by default
+    decide_without_model: list[Literal["one-unit-holds-every-term"]] = Field(default_factory=list)
 
 
 class SearchConfig(_Section):

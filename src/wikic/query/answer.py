@@ -83,7 +83,8 @@ class QueryResult:
     total_s: float = 0.0
     search_s: float = 0.0  # retrieving and packing the evidence, before the model
     answer_s: float = 0.0  # composing the answer: the model call and the code around it
-    model_called: bool = False  # False: code decided (nothing found, or declined before)
+    model_called: bool = False  # False: code decided (nothing found, declined, or certain)
+    decided_by: str | None = None  # the `query.certain` rule that answered without the model
     packed: Packed | None = None
 
     @property
@@ -167,6 +168,7 @@ class QueryResult:
                 "total_s": round(self.total_s, 3),
             },
             "model_called": self.model_called,
+            "decided_without_model": self.decided_by,
             "stages": {
                 "search": {"wall_s": round(self.search_s, 3)},
                 "answer": self.stats.breakdown(self.answer_s),
@@ -251,6 +253,7 @@ def answer_question(
             temperature=paths.config.generation.temperature,
             seed=paths.config.generation.seed,
             on_text=on_text,
+            decide=cfg.decide_without_model,
         )
         answer_s = time.perf_counter() - started - before_model
         store.sync()  # pages may have changed while the model was writing
@@ -278,6 +281,7 @@ def answer_question(
         search_s=before_model,
         answer_s=answer_s,
         model_called=composed.model_called,
+        decided_by=composed.decided_by,
         packed=packed,
     )
 

@@ -23,10 +23,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from wikic.llm.backend import EMPTY_STATS, Backend, GenerationStats, Segment, TextCallback
+from wikic.llm.backend import (
+    EMPTY_STATS,
+    Backend,
+    Generation,
+    GenerationStats,
+    Segment,
+    TextCallback,
+)
 from wikic.llm.backend import system as system_segment
 from wikic.llm.backend import user as user_segment
 from wikic.prompts.query import QUESTION, TASKS, WHERE_WIKI
+from wikic.query.certain import certain
 from wikic.query.declines import Draft, decline
 from wikic.query.evidence import Evidence, Packed, Shown, is_lead_in, release_of
 from wikic.query.quote import in_context, quote_model, quote_text, select
@@ -108,6 +116,7 @@ class Composed:
     ttft_s: float  # from the call to the first generated text (0 when not called)
     model_called: bool
     key_terms: tuple[KeyTerm, ...]
+    decided_by: str | None = None  # the `query.certain` rule that answered without the model
 
     @property
     def cited(self) -> list[Shown]:
@@ -183,8 +192,10 @@ def compose(
     temperature: float = 0.0,
     seed: int = 0,
     on_text: TextCallback | None = None,
+    decide: Sequence[str] = (),
 ) -> Composed:
-    """Answer `question` from `packed` (see the module docstring)."""
+    """Answer `question` from `packed` (see the module docstring). `decide`: the rules of
+    `query.certain` under which code quotes without asking the model (quoted answers only)."""
     draft = Draft(question=question, terms=tuple(key_terms(question)), packed=packed)
     early = decline(draft, "shown")
     if early is not None:
@@ -199,25 +210,31 @@ def compose(
             model_called=False,
             key_terms=draft.terms,
         )
-    started = time.perf_counter()
-    first: list[float] = []
+    sure = certain(draft, decide) if style == "quote" else None
+    if sure is not None:  # code is certain the unit answers: the model is not asked
+        value: Any = quote_model(packed.ids)(ids=[sure[1].id], answerable=True)
+        gen = Generation("", value, EMPTY_STATS)
+        ttft = 0.0
+    else:
+        started = time.perf_counter()
+        first: list[float] = []
 
-    def seen(piece: str) -> None:
-        if not first:
-            first.append(time.perf_counter() - started)
-        if on_text is not None:
-            on_text(piece)
+        def seen(piece: str) -> None:
+            if not first:
+                first.append(time.perf_counter() - started)
+            if on_text is not None:
+                on_text(piece)
 
-    gen = backend.generate(
-        prompt(schema, packed, question, where=where, style=style),
-        schema=quote_model(packed.ids) if style == "quote" else answer_model(packed.ids),
-        max_tokens=max_tokens,
-        temperature=temperature,
-        seed=seed,
-        on_text=seen,
-    )
-    ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
-    value: Any = gen.value
+        gen = backend.generate(
+            prompt(schema, packed, question, where=where, style=style),
+            schema=quote_model(packed.ids) if style == "quote" else answer_model(packed.ids),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            on_text=seen,
+        )
+        ttft = first[0] if first else gen.stats.cache_load_s + gen.stats.prefill_s
+        value = gen.value
     picked: list[Shown] = []
     if style == "quote":
         picked = select(packed, question, getattr(value, "ids", []), backend.count_tokens)
@@ -243,8 +260,9 @@ def compose(
         stats=gen.stats,
         finish_reason=gen.finish_reason,
         ttft_s=ttft,
-        model_called=True,
+        model_called=sure is None,
         key_terms=draft.terms,
+        decided_by=sure[0] if sure is not None else None,
     )
 
 
