@@ -117,3 +117,37 @@ def test_the_keys_of_a_batch_s_own_pages_come_by_path_not_by_listing(tmp_path: P
         list(resolver.index.by_key)  # the stored index is looked up, never listed
     keys = held_keys(resolver.index, {"concepts/prefix-cache.md", new.path})
     assert keys == {name_key(n) for n in ("Prefix cache", "KV reuse", "Rope scaling", "RS")}
+
+
+def test_a_later_source_resolves_through_the_store_the_commit_kept_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from tests.helpers.ingest_fakes import two_source_script
+    from tests.helpers.wikitools import make_wiki
+    from wikic.ingest.pipeline import IngestRequest, ingest
+
+    data = Path(__file__).parent / "data" / "ingest"
+    paths = make_wiki(tmp_path / "w")
+    for name in ("kv-cache.md", "sliding-window.md"):
+        shutil.copy(data / name, paths.raw / name)
+    open_store(paths).close()  # the wiki has a store: ingest plans through it
+    fake = two_source_script().backend()
+
+    def run(name: str):  # type: ignore[no-untyped-def]
+        request = IngestRequest((paths.raw / name,))
+        return ingest(paths, request, extract_backend=lambda: fake, write_backend=lambda: fake)
+
+    first = run("kv-cache.md").outcomes[0]
+    assert "entities/gemma-3.md" in first.created
+    with Store(paths) as store:  # no sync: the commit wrote the page's concept rows
+        assert _stored(store, "Gemma 3") == "entities/gemma-3.md"
+
+    def no_rebuild(*args: object) -> None:
+        raise AssertionError("the index was built from every page")
+
+    monkeypatch.setattr(StoredConcepts, "from_pages", no_rebuild)  # the store's is used
+    second = run("sliding-window.md").outcomes[0]
+    assert second.status == "ingested", second.error
+    assert "entities/gemma-3.md" in second.updated and "entities/gemma-3-2.md" not in second.created
