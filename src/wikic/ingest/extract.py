@@ -123,6 +123,12 @@ class ExtractionJob:
     requests: list[Request]
     episode: bool = False
     found: tuple[Found, ...] = ()  # what each enabled topic finder found (`language.finders`)
+    asked: tuple[int, ...] | None = None  # the windows with a request, in order (None: all)
+
+    @property
+    def asked_windows(self) -> list[Section]:
+        """The windows the model is asked about, one per request."""
+        return self.windows if self.asked is None else [self.windows[i] for i in self.asked]
 
 
 def prepare_extraction(
@@ -158,18 +164,22 @@ def prepare_extraction(
         prompts.schema_segment(agents_md),
         prompts.extraction_instructions(max_topics=config.max_entities_per_section),
     ]
+    named = [[n for n in names if grounding.names_in([n], _window_text(w))] for w in windows]
+    # a window that names none of the source's candidates is not asked: the model may only
+    # choose a candidate, and a topic keeps only the facts that name it (`ground_topics`)
+    asked = tuple(i for i, found in enumerate(named) if found or not names)
     requests = [
         _window_request(
             head,
             doc,
-            w,
+            windows[i],
             len(windows),
             max_topics=config.max_entities_per_section,
-            names=[n for n in names if grounding.names_in([n], _window_text(w))] or names,
+            names=named[i],  # empty only where the source has no candidate: free names
         )
-        for w in windows
+        for i in asked
     ]
-    return ExtractionJob(source, doc, sentences, windows, names, requests, found=found)
+    return ExtractionJob(source, doc, sentences, windows, names, requests, found=found, asked=asked)
 
 
 def extract_sources(backend: Backend, jobs: Sequence[ExtractionJob]) -> list[list[Generation]]:
@@ -190,7 +200,10 @@ def finish_extraction(
     stats: GenerationStats = EMPTY_STATS
     notes: list[str] = []
     if not job.episode:  # an episode gets no topic pages (see consolidate)
-        model_topics, stats, notes = _model_topics(windows, generations)
+        model_topics, stats, notes = _model_topics(job.asked_windows, generations)
+        skipped = len(windows) - len(job.asked_windows)
+        if skipped:
+            notes.append(f"{skipped} window(s) name no candidate: not asked")
         model_topics, dropped = ground_topics(model_topics, source.text, by_id)
         notes += dropped
         # a plain lower-case word the model saw in one sentence is an example, not a page
