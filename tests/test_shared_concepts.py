@@ -13,7 +13,13 @@ from tests.helpers.golden import assert_matches_golden
 from tests.helpers.wikitools import make_wiki
 from wikic.ingest.pipeline import IngestRequest, ingest
 from wikic.ingest.shared import concept_name, shared_concepts
-from wikic.language.discussed import about, discussed_names, discussed_words, heading_terms
+from wikic.language.discussed import (
+    about,
+    can_name_concept,
+    discussed_names,
+    discussed_words,
+    heading_terms,
+)
 from wikic.language.sentences import fact_sentences
 from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths, open_paths
@@ -72,6 +78,11 @@ def test_one_concept_whatever_spelling_each_source_uses() -> None:
 
 def test_distinct_names_stay_apart() -> None:
     assert shared_concepts([(["AWQ", "tier 1"], []), (["DWQ", "tier 2"], [])]) == []
+
+
+def test_a_name_of_two_letters_is_no_concept_several_authors_share() -> None:
+    # rqlite's `db` package and bbolt's `DB` type: each project's own abbreviation
+    assert not can_name_concept("DB") and can_name_concept("WAL")
 
 
 def test_a_concept_is_named_in_lower_case_where_a_source_writes_it_so() -> None:

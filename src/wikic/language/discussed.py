@@ -30,6 +30,7 @@ from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 CANDIDATES = 60  # of a document's names and phrases, those compared across the batch
+MIN_KEY = 3  # characters of the shortest name key a shared concept has
 MIN_SENTENCES = 2  # sentences that must name a name for a document to discuss it
 # the parts of a heading ("Compaction & snapshots", "Locking and syncing", "Hashes: why")
 _HEADING_PART_RE = re.compile(r"\s*(?:&|,|\band\b|/|:|\s[-–—]\s)\s*", re.IGNORECASE)
@@ -56,9 +57,15 @@ def min_sentences(name: str) -> int:
 
 def can_name_concept(name: str) -> bool:
     """Whether a name can be a concept page several sources share: not a heading's label
-    ("Overview"), a term of every technical text (`URL`), a unit, filler or a verb phrase."""
+    ("Overview"), a term of every technical text (`URL`), a unit, filler or a verb phrase, nor
+    a name of two letters (`DB`, `IO`: each project's own abbreviation of a common word)."""
     key = name_key(name)
-    return bool(key) and key not in GENERIC_KEYS and not is_common_term(name) and is_subject(name)
+    return (
+        len(key) >= MIN_KEY
+        and key not in GENERIC_KEYS
+        and not is_common_term(name)
+        and is_subject(name)
+    )
 
 
 def about(name: str, text: str) -> bool:
