@@ -630,11 +630,48 @@ def enumerated_apart(a: str, b: str) -> bool:
     return coded and abs(len(a) - len(b)) <= 1
 
 
+SPLIT_NAMED = 2  # sentences of a document naming a shared topic for it to name the topic
+
+
+def split_reason(
+    names: Sequence[str],
+    docs: Sequence[str],
+    cited: set[str],
+    vault: Vault,
+    texts: dict[str, str],
+) -> dict[str, Any]:
+    """Why a shared topic has no page citing two of its documents: `no page` or `page cites
+    one` (of its documents), or `pages per document` (pages that name it, each citing one),
+    and in how many of its documents `SPLIT_NAMED` sentences name it by one of its names
+    (fewer than two: the documents word it differently; a model or a synonym is needed)."""
+    pages = [p for p in vault.topics if topic_matches(names, p)]
+    citing = [p for p in pages if p.sources & cited]
+    if not citing:
+        reason = "no page"
+    elif len(citing) == 1:
+        reason = "page cites one"
+    else:
+        reason = "pages per document"
+    pattern = re.compile(
+        r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in names) + r")(?:s|es)?(?![\w-])", re.I
+    )
+    named = sum(
+        1
+        for d in docs
+        if len([s for s in _SENTENCE_END_RE.split(texts.get(d, "")) if pattern.search(s)])
+        >= SPLIT_NAMED
+    )
+    if named < 2:
+        reason += ", worded differently"
+    return {"topic": names[0], "reason": reason, "documents_naming": named, "pages": len(pages)}
+
+
 def compounding(
     vault: Vault,
     files: Sequence[str],
     shared: Sequence[tuple[tuple[str, ...], tuple[str, ...]]],
     themes: dict[str, str],
+    texts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Issue 32's measures over the compiled `files` (compiled in sorted order, as `ingest
     --all` takes them): shared topics with one page citing >= 2 of their documents; twin
@@ -643,7 +680,7 @@ def compounding(
     that is not the first of its theme updates (topic pages citing it and an earlier source)."""
     by_raw = {s.raw: s.name for s in vault.sources}
     compiled = set(files)
-    pooled, missing = 0, []
+    pooled, missing, reasons = 0, [], []
     for names, docs in shared:
         cited = {by_raw[d] for d in docs if d in compiled and d in by_raw}
         if len([d for d in docs if d in compiled]) < 2:
@@ -651,6 +688,7 @@ def compounding(
         pooled += 1
         if not any(topic_matches(names, p) and len(p.sources & cited) >= 2 for p in vault.topics):
             missing.append(names[0])
+            reasons.append(split_reason(names, docs, cited, vault, texts or {}))
     twins: set[tuple[str, str]] = set()
     by_opening: dict[str, list[str]] = {}
     by_fact: dict[str, set[str]] = {}
@@ -688,6 +726,8 @@ def compounding(
         "shared_topics_on_one_page": pooled - len(missing),
         "shared_topic_share": _round(_ratio(pooled - len(missing), pooled)),
         "shared_topics_split": missing,
+        "shared_split_reasons": dict(Counter(r["reason"] for r in reasons)),
+        "shared_split_list": reasons,
         "twin_pairs": len(twins),
         "twin_list": sorted(twins),
         "merged_distinct_names": len(merged),
@@ -1362,7 +1402,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
                 load_shared(corpus / "shared.yaml"),
                 load_themes(corpus / "themes.yaml"),
             )
-            total["compounding"] = compounding(restrict(vault, files), files, shared, themes)
+            total["compounding"] = compounding(restrict(vault, files), files, shared, themes, texts)
             targets.update(check_targets(total["compounding"], COMPOUNDING_TARGETS))
         if ingest:
             skipped += ingest_rates(ingest, docs, config, args.model, texts.values())

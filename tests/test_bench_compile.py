@@ -565,3 +565,39 @@ def test_openings_that_lean_on_their_document_and_related_lists_that_repeat() ->
     assert "cut" in failing["c/lora"]
     # top_p and seed list the same pages; `temperature` too, but it comes from another source
     assert bc.related_repeats(pages) == 2
+
+
+def test_why_a_shared_topic_is_split() -> None:
+    """No page, a page citing one of its documents, or pages per document; and `worded
+    differently` where fewer than two of its documents name it in two sentences."""
+    s = [
+        bc.SourcePage(f"sources/{n}.md", f"sources/{n}", n, f"{n}.md", "") for n in ("a", "b", "c")
+    ]
+    pages = (
+        _topic_page("concepts/snap-a.md", ("snapshot",), {"sources/a"}, ["F1."], "x."),
+        _topic_page("concepts/snap-b.md", ("snapshots",), {"sources/b"}, ["F2."], "y."),
+        _topic_page("concepts/wal.md", ("WAL",), {"sources/a"}, ["F3."], "z."),
+    )
+    vault = bc.Vault(tuple(s), pages, ())
+    shared = [
+        (("snapshot",), ("a.md", "b.md")),
+        (("WAL",), ("a.md", "c.md")),
+        (("fsync",), ("b.md", "c.md")),
+    ]
+    texts = {
+        "a.md": "A snapshot is a copy. Snapshots are kept. The WAL grows. The WAL shrinks.",
+        "b.md": "A snapshot loads. The snapshot is old. Use fsync. Then fsync again.",
+        "c.md": "Writes are logged. Calls to fsync are rare. Each fsync waits.",
+    }
+    got = bc.compounding(vault, ["a.md", "b.md", "c.md"], shared, {}, texts)
+    reasons = {r["topic"]: r["reason"] for r in got["shared_split_list"]}
+    assert reasons == {
+        "snapshot": "pages per document",
+        "WAL": "page cites one, worded differently",
+        "fsync": "no page",
+    }
+    assert got["shared_split_reasons"] == {
+        "pages per document": 1,
+        "page cites one, worded differently": 1,
+        "no page": 1,
+    }

@@ -20,6 +20,7 @@ from wikic.ingest.resolve import (
     shared_mentions,
     shared_phrases,
 )
+from wikic.language.discussed import discussed_names, discussed_words
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
 from wikic.vault.names import name_key
@@ -173,7 +174,13 @@ def _extraction(name: str, texts: list[str], topics: list[Topic]) -> Extraction:
     source = Source(f"raw/{name}.md", text, "sha256:0", "article")
     doc = parse_document(text, filename=f"{name}.md")
     sentences = {s.id: s for s in _sentences(*texts)}
-    return Extraction(source, name, texts[0], doc, sentences, topics)
+    # what the `shared-concepts` finder says the source discusses, as extraction records it
+    discussed = discussed_names(doc, list(sentences.values()))
+    words = discussed_words(list(sentences.values()))
+    return Extraction(
+        source, name, texts[0], doc, sentences, topics,
+        discussed=tuple(discussed), discussed_words=tuple(words),
+    )  # fmt: skip
 
 
 def _titles(plan: SourcePlan) -> list[str]:

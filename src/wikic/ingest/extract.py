@@ -107,6 +107,9 @@ class Extraction:
     windows: int = 1
     batch_sizes: tuple[int, ...] = ()
     episode: bool = False  # a dated note: a source page, no topic pages (see consolidate)
+    # what the source discusses, for the concepts several sources share (`ingest.shared`)
+    discussed: tuple[str, ...] = ()
+    discussed_words: tuple[str, ...] = ()
 
 
 @dataclass
@@ -250,6 +253,8 @@ def finish_extraction(
         windows=len(windows),
         batch_sizes=(len(job.requests),) if job.requests else (),
         episode=job.episode,
+        discussed=tuple(dict.fromkeys(n for f in job.found for n in f.discussed)),
+        discussed_words=tuple(dict.fromkeys(n for f in job.found for n in f.discussed_words)),
     )
 
 

@@ -18,8 +18,8 @@ from wikic.ingest.resolve import (
     distinct_names,
     join_evidence,
     shared_mentions,
-    shared_phrases,
 )
+from wikic.ingest.shared import shared_concepts
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
@@ -216,12 +216,12 @@ def plan_batch(
 
 def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
     """A page for each concept two or more sources of the batch discuss that no page names
-    yet (`shared_phrases`): `join_shared` then gives it the facts of each of them."""
+    yet (`ingest.shared`, from the `shared-concepts` topic finder): `join_shared` then gives it
+    the facts of each of them."""
     sources = [p.extraction for p in plans if not p.extraction.episode]
     if len(sources) < 2:
         return
-    pool = [(ex.title, list(ex.sentences.values())) for ex in sources]
-    for name in shared_phrases(pool):
+    for name in shared_concepts([(ex.discussed, ex.discussed_words) for ex in sources]):
         if resolver.find([name]) is None:
             text = "\n".join(ex.source.text for ex in sources)
             resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))

@@ -20,6 +20,7 @@ from functools import cached_property
 from wikic.errors import ConfigError
 from wikic.language import commands as _commands
 from wikic.language import definitions as _definitions
+from wikic.language import discussed as _discussed
 from wikic.language import headings as _headings
 from wikic.language import phrases as _phrases
 from wikic.language import section_topics as _section_topics
@@ -75,6 +76,8 @@ class Found:
     evidence: tuple[str, ...] = ()
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     precise: tuple[str, ...] = ()
+    discussed: tuple[str, ...] = ()
+    discussed_words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,18 @@ def recurring_names(r: Reading) -> Found:
     return Found(offers=((Rank.READ, tuple(found)),))
 
 
+def shared_concepts(r: Reading) -> Found:
+    """Names and phrases the document discusses substantively (several sentences, at least
+    one about it, or a heading naming it), and the plain words its headings name ("Compaction
+    & snapshots"): when two or more sources of a batch discuss one, under whatever spelling
+    ("lock file"/"lockfile", "WAL"/"write-ahead log"), it becomes one page citing each of
+    them, though none of them offered it as a page (`ingest.shared`)."""
+    return Found(
+        discussed=tuple(_discussed.discussed_names(r.doc, r.prose, code=r.code_terms)),
+        discussed_words=tuple(_discussed.discussed_words(r.prose)),
+    )
+
+
 # In this order extraction merges their findings (offers within a rank, evidence, aliases: a
 # later finder's aliases of a name replace an earlier one's).
 FINDERS: tuple[Finder, ...] = (
@@ -195,6 +210,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("code-names", code_names),
     Finder("defined-terms", defined_terms),
     Finder("recurring-names", recurring_names),
+    Finder("shared-concepts", shared_concepts),
 )
 FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
 

@@ -1,0 +1,151 @@
+"""A concept several sources discuss is one page citing each of them (issue 32): what a document
+discusses (`language.discussed`), the concepts a batch shares whatever spelling each source uses
+(`ingest.shared`), the `shared-concepts` finder switched on and off, and the golden page three
+authors' excerpts on lock files compile into."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+from tests.helpers.golden import assert_matches_golden
+from tests.helpers.wikitools import make_wiki
+from wikic.ingest.pipeline import IngestRequest, ingest
+from wikic.ingest.shared import concept_name, shared_concepts
+from wikic.language.discussed import (
+    about,
+    can_name_concept,
+    discussed_names,
+    discussed_words,
+    heading_terms,
+)
+from wikic.language.sentences import fact_sentences
+from wikic.llm.fake import FakeBackend
+from wikic.paths import WikiPaths, open_paths
+from wikic.vault.document import parse_document
+from wikic.vault.tree import Vault
+
+DATA = Path(__file__).parent / "data" / "shared"
+GOLDEN = Path(__file__).parent / "golden" / "shared"
+DAY = dt.date(2026, 11, 22)
+
+
+def _discussed(text: str) -> tuple[list[str], list[str]]:
+    doc = parse_document(text, filename="x.md")
+    sentences = fact_sentences(doc)
+    return discussed_names(doc, sentences), discussed_words(sentences)
+
+
+def test_a_sentence_about_a_name_opens_with_it_says_something_of_it_or_defines_it() -> None:
+    assert about("lock file", "The lock file records the exact versions.")
+    assert about("snapshot", "Old snapshots are removed after a week.")
+    assert not about("lock file", "Run the installer, which reads the lock file.")
+
+
+def test_a_document_discusses_what_several_sentences_name_not_a_passing_mention() -> None:
+    names, _ = _discussed(
+        "# Notes\n\nThe write-ahead log records each change. A crash replays the write-ahead "
+        "log. Readers skip the page cache.\n"
+    )
+    assert "write-ahead log" in names and "page cache" not in names
+
+
+def test_a_heading_makes_a_plain_word_a_term_but_not_a_verb() -> None:
+    doc = parse_document(
+        "# Backups\n\n## Compaction & snapshots\n\nA snapshot is a full copy. Old snapshots go."
+        "\n\n## Create\n\nCreate one now.\n",
+        filename="x.md",
+    )
+    texts = [s.text for s in fact_sentences(doc)]
+    assert heading_terms(doc, texts) == ["snapshot"]
+
+
+def test_plain_words_a_document_discusses_count_only_towards_another_source_s_concept() -> None:
+    # "file" is discussed by both, but by a plain word only: no concept
+    words = ["file", "snapshot"]
+    assert shared_concepts([([], words), ([], words)]) == []
+    # a heading of the first names "snapshot": the second's prose joins it
+    assert shared_concepts([(["snapshot"], ["file"]), ([], words)]) == ["snapshot"]
+
+
+def test_one_concept_whatever_spelling_each_source_uses() -> None:
+    found = shared_concepts(
+        [(["lock file", "WAL"], []), (["lockfile", "write-ahead log"], []), (["Lock files"], [])]
+    )
+    assert found == ["lock file", "WAL"]
+
+
+def test_distinct_names_stay_apart() -> None:
+    assert shared_concepts([(["AWQ", "tier 1"], []), (["DWQ", "tier 2"], [])]) == []
+
+
+def test_a_name_of_two_letters_is_no_concept_several_authors_share() -> None:
+    # rqlite's `db` package and bbolt's `DB` type: each project's own abbreviation
+    assert not can_name_concept("DB") and can_name_concept("WAL")
+
+
+def test_a_concept_is_named_in_lower_case_where_a_source_writes_it_so() -> None:
+    assert concept_name(["CHECKPOINT", "checkpoint"]) == "checkpoint"
+    assert concept_name(["WAL", "wal"]) == "wal"
+    assert concept_name(["TXID"]) == "TXID"
+
+
+def _compile(root: Path, files: dict[str, str], *, disable: str = "") -> WikiPaths:
+    paths = make_wiki(root)
+    for name, text in files.items():
+        (paths.raw / name).write_text(text, encoding="utf-8")
+    if disable:
+        config = paths.root / "wikic.yaml"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("disable_finders: []", f"disable_finders: [{disable}]"))
+        paths = open_paths(paths.root)
+    silent = FakeBackend(lambda call: "no model", name="no model")  # code only
+    report = ingest(
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: silent,
+        write_backend=lambda: silent,
+        today=DAY,
+    )
+    assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
+    return paths
+
+
+SNAPSHOTS = {
+    "a.md": "# Backups\n\nBackups run every night.\n\n## Compaction & snapshots\n\nA snapshot is "
+    "a full copy of the database. The tool takes a snapshot every day. Old files are removed "
+    "once a snapshot covers them.\n",
+    "b.md": "# Replication\n\nEach replica copies changes from the primary.\n\nA new replica "
+    "first loads the latest snapshot. Snapshots are compressed before upload. The primary keeps "
+    "one snapshot per day.\n",
+}
+
+
+def test_switching_shared_concepts_off(tmp_path: Path) -> None:
+    """One document's heading names snapshots, the other's prose discusses them: with the
+    finder, one page cites both; without it, no page is about snapshots."""
+    on = Vault.load(_compile(tmp_path / "on", SNAPSHOTS).wiki)
+    page = on.pages["concepts/snapshot.md"]
+    assert page.props["sources"] == ["[[sources/a]]", "[[sources/b]]"]
+    off = Vault.load(_compile(tmp_path / "off", SNAPSHOTS, disable="shared-concepts").wiki)
+    assert "concepts/snapshot.md" not in off.pages
+
+
+def test_three_authors_on_lock_files_make_one_golden_page(tmp_path: Path) -> None:
+    """Excerpts of the uv, Poetry and PDM documentation (tests/data/shared/SOURCES.md),
+    compiled code only: one "Lock file" page whose opening names it, with each source's
+    facts under that source's section, every source cited."""
+    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(DATA.glob("*-lock*.md"))}
+    assert len(files) == 3
+    paths = _compile(tmp_path / "w", files)
+    page = Vault.load(paths.wiki).pages["concepts/lock-file.md"]
+    sources = ["[[sources/pdm-lock]]", "[[sources/poetry-lock]]", "[[sources/uv-locking]]"]
+    assert page.props["sources"] == sources
+    facts = page.body.split("## Facts", 1)[1].split("## Related", 1)[0]
+    assert all(s.strip("[]") + "#^" in facts for s in sources)  # every source cited in a fact
+    assert "lock file" in page.props["summary"].casefold()
+    kept = tmp_path / "page"
+    (kept / "concepts").mkdir(parents=True)
+    shutil.copy(paths.wiki / "concepts/lock-file.md", kept / "concepts/lock-file.md")
+    assert_matches_golden(kept, GOLDEN)
