@@ -29,6 +29,7 @@ merged here (`wikic lint` reports those pairs,
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -60,11 +61,15 @@ class _Page:
     by_source: tuple[frozenset[str], ...]  # the folded texts of each source's facts on it
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each step folds every planned fact again
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _pages(plans: Sequence[SourcePlan]) -> dict[str, _Page]:
+def _pages(
+    plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...]], str]
+) -> dict[str, _Page]:
+    """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step."""
     from wikic.ingest.write import defining_fact  # write imports plan: imported when run
 
     facts: dict[str, dict[str, str]] = {}  # path → folded text → text
@@ -90,9 +95,14 @@ def _pages(plans: Sequence[SourcePlan]) -> dict[str, _Page]:
                 have.setdefault(_fold(text), text)
             by_source.setdefault(target.path, []).append(frozenset(map(_fold, texts)))
             if texts:  # the fact each source would open the page with (`write.defining_fact`)
-                lead = defining_fact(target.title, [Fact("", t, ()) for t in texts])
-                if opening_fault([target.title], lead) is None:
-                    leads.setdefault(target.path, set()).add(_fold(lead))
+                key = (target.title, tuple(texts))
+                if key not in leads_of:
+                    lead = defining_fact(target.title, [Fact("", t, ()) for t in texts])
+                    leads_of[key] = (
+                        _fold(lead) if opening_fault([target.title], lead) is None else ""
+                    )
+                if leads_of[key]:
+                    leads.setdefault(target.path, set()).add(leads_of[key])
     return {
         path: _Page(
             targets[path],
@@ -157,7 +167,11 @@ def find_twin(pages: dict[str, _Page], settled: set[tuple[str, str]]) -> tuple[_
 
 def rule_for(lesser: _Page, other: _Page) -> str:
     """`MERGE` or `TRIM` (see the module's docstring)."""
-    a, b = lesser.target.title, other.target.title
+    return _rule(lesser.target.title, other.target.title)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _rule(a: str, b: str) -> str:
     return MERGE if names_within(a, b) and not kept_apart(a, b) else TRIM
 
 
@@ -186,9 +200,10 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
     title) of each, in order."""
     done: list[tuple[str, str, str]] = []
     settled: set[tuple[str, str]] = set()  # pairs a trim could not part (`_trim`)
+    leads_of: dict[tuple[str, tuple[str, ...]], str] = {}
     steps = sum(len(t.facts) + 1 for p in plans for t, _ in p.topics)
     for _ in range(steps):  # each step removes a page or some of its facts, or settles a pair
-        pages = _pages(plans)
+        pages = _pages(plans, leads_of)
         pair = find_twin(pages, settled)
         if pair is None:
             break
