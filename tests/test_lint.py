@@ -507,6 +507,94 @@ def test_duplicate_from_one_ingest(wiki: FixtureWiki) -> None:
     assert "duplicate-title" in wiki.rules()  # the general rule still names all three
 
 
+def _twin(title: str, facts: list[str], opening: str | None = None) -> str:
+    lines = [fact_line(t, "kv-cache", n, f"f-t{n}") for n, t in enumerate(facts, 1)]
+    props: dict[str, object] = {"summary": opening} if opening else {}
+    return topic_page("concept", title, lines, [], ["kv-cache"], extra_props=props)
+
+
+def _twin_hints(wiki: FixtureWiki) -> list[tuple[str, str, str]]:
+    return [(f.level, f.page, f.hint) for f in wiki.lint(rules=("twin-facts",)).findings]
+
+
+def test_twin_facts_the_same_opening_is_one_concept(wiki: FixtureWiki) -> None:
+    lead = "A paged cache stores keys and values in fixed blocks."
+    wiki.commit(
+        {
+            "wiki/concepts/paged-cache.md": _twin(
+                "Paged cache", ["Blocks are 16 tokens.", "Blocks are shared.", "It is fast."], lead
+            ),
+            "wiki/concepts/block-table.md": _twin("Block table", ["It maps blocks."], lead),
+        }
+    )
+    assert _twin_hints(wiki) == [
+        (
+            "info",  # it has a fact of its own: perhaps two things, one source's sentence
+            "wiki/concepts/block-table.md",
+            "If they are one concept: wikic merge concepts/block-table concepts/paged-cache; "
+            "if not, keep the shared facts on one page",
+        )
+    ]
+    wiki.commit({"wiki/concepts/block-table.md": _twin("Paged cache table", [], lead)})
+    assert _twin_hints(wiki) == [  # nothing of its own, a narrower name: surely one concept
+        (
+            "warning",
+            "wiki/concepts/block-table.md",
+            "Make them one page: wikic merge concepts/block-table concepts/paged-cache",
+        )
+    ]
+
+
+def test_twin_facts_most_facts_on_another_page(wiki: FixtureWiki) -> None:
+    shared = ["Consul holds the primary's lease.", "The lease has a time to live."]
+    wiki.commit(
+        {
+            "wiki/concepts/leader-election.md": _twin(
+                "Leader election", [*shared, "Election needs a majority.", "It can be static."]
+            ),
+            "wiki/concepts/consul.md": _twin("Consul", [*shared, "Consul is a service mesh."]),
+        }
+    )
+    (found,) = wiki.lint(rules=("twin-facts",)).findings
+    assert found.page == "wiki/concepts/consul.md" and "2 of its 3 facts" in found.message
+    assert "wikic merge concepts/consul concepts/leader-election" in found.hint
+    wiki.commit(  # one shared fact of three is under 60 %: two pages that cite one sentence
+        {"wiki/concepts/consul.md": _twin("Consul", [shared[0], "It is a mesh.", "It is Go."])}
+    )
+    assert _twin_hints(wiki) == []
+
+
+@pytest.mark.parametrize(("a", "b"), [("AWQ", "DWQ"), ("HTTP_PROXY", "HTTPS_PROXY")])
+def test_twin_facts_never_flags_distinct_names(wiki: FixtureWiki, a: str, b: str) -> None:
+    facts = ["Both quantize weights to four bits.", "Both need calibration data."]
+    lead = f"{a} and {b} are methods of one family."
+    wiki.commit(
+        {
+            f"wiki/concepts/{a.lower()}.md": _twin(a, facts, lead),
+            f"wiki/concepts/{b.lower()}.md": _twin(b, facts, lead),
+        }
+    )
+    assert _twin_hints(wiki) == []
+
+
+def test_twin_facts_a_command_named_after_a_concept(wiki: FixtureWiki) -> None:
+    wiki.commit(
+        {
+            "wiki/concepts/awq.md": _twin("AWQ", ["AWQ keeps salient weights.", "AWQ is fast."]),
+            "wiki/concepts/mlx-lm-awq.md": _twin(
+                "mlx_lm.awq", ["Run it with a model path.", "It writes a new model."]
+            ),
+        }
+    )
+    assert _twin_hints(wiki) == [
+        (
+            "warning",
+            "wiki/concepts/mlx-lm-awq.md",
+            "Make them one page: wikic merge concepts/mlx-lm-awq concepts/awq",
+        )
+    ]
+
+
 def test_every_structural_rule_has_a_test() -> None:
     tested = (
         Path(__file__).read_text()

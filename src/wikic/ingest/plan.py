@@ -2,7 +2,8 @@
 
 A topic resolves to an existing page by title, alias or file name, compared case-, punctuation-,
 plural- and unicode-insensitively, then by close spelling. Topics of one batch that name the
-same thing share one new page. Pages per source are capped, the topics of most facts first (a
+same thing share one new page, and a page that would be mostly another page's facts gives
+way to it (`ingest.twins`: merged as an alias, or trimmed to its own facts). Pages per source are capped, the topics of most facts first (a
 precise name, a flag or identifier, weighs a little more: `language.evidence.topic_weight`).
 """
 
@@ -20,6 +21,7 @@ from wikic.ingest.resolve import (
     shared_mentions,
 )
 from wikic.ingest.shared import shared_concepts
+from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
@@ -31,7 +33,6 @@ from wikic.vault.slugs import safe_page_path, slugify
 from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
-TWIN_SHARE = 0.6  # of a page's facts on another page: the two read as one concept twice
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,7 @@ def plan_batch(
     add_shared_pages(plans, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
+    fold_twins(plans)
     return plans
 
 

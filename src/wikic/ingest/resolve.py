@@ -12,6 +12,12 @@ Two rules keep distinct things apart (`distinct_names`): names that carry differ
 (`AWQ`/`DWQ`, `GPTQ`/`AWQ`), a single letter (`class A`/`class B`) or an identifier
 (`HTTP_PROXY`/`HTTPS_PROXY`). Derived matches are used only when one page answers them.
 
+Two more name rules decide what happens to a planned page that is mostly another's facts
+(`ingest.twins`): `kept_apart` (distinct names, or two code names: `package_tea` and
+`package_water`, `setup.py` and `requirements.txt`, are never one page) and `names_within`
+(a name whose words hold all of the other's, `pdm sync` / `pdm`; an abbreviation of the
+other; a command named after it).
+
 `shared_mentions` finds, for one source, the pages of the wiki (and of its batch) that several
 of its sentences name: the concepts a source discusses in prose without proposing a page. The
 sentence's runs of words are looked up in the index, longest first, never the other way round.
@@ -42,6 +48,7 @@ SHARED_CANDIDATES = 60  # of each source's names and phrases, compared across th
 JOIN_EVIDENCE = 2  # sentences of a source that must name a page for the source to add to it
 _WORDS_RE = re.compile(r"\w+")
 _COMPONENTS_RE = re.compile(r"[.\s/:]+|::")
+_CAMEL_RE = re.compile(r"[a-z][A-Z]")  # `PyDictKeysObject`: a capital inside a word
 _IDENTIFIER_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)*[a-z]?", re.IGNORECASE)
 
@@ -73,6 +80,42 @@ def distinct_names(a: str, b: str) -> bool:
         if len(diff) == 1 and _letter_like(*diff[0]):
             return True
     return bool(_IDENTIFIER_RE.fullmatch(a) and _IDENTIFIER_RE.fullmatch(b))
+
+
+def code_name(name: str) -> bool:
+    """A name of one code word: an identifier, key, file or flag (`package_tea`, `setup.py`,
+    `--only-group`, `roDB`, `PyDictKeysObject`), exact in the text it comes from."""
+    name = name.strip().strip("`")
+    return bool(name) and " " not in name and (is_code_like(name) or bool(_CAMEL_RE.search(name)))
+
+
+def kept_apart(a: str, b: str) -> bool:
+    """Whether two names stay two pages whatever facts they share: `distinct_names`, or two
+    different code names (`tidb_init_chunk_size` / `tidb_max_chunk_size`)."""
+    if name_key(a) == name_key(b):
+        return False
+    return distinct_names(a, b) or (code_name(a) and code_name(b))
+
+
+def _word_keys(name: str) -> set[str]:
+    words = _WORDS_RE.findall(name.replace("_", " "))
+    return {name_key(w) for w in words if w.casefold() not in _STOP} - {""}
+
+
+def names_within(narrow: str, broad: str) -> bool:
+    """Whether `narrow` names `broad` or a narrower thing of it, so a page of `narrow` that is
+    mostly `broad`'s facts is `broad` once more: its words hold all of `broad`'s (`key value
+    pair` / `key value`, `uv tree` / `uv`, `Read Committed mode` / `Read Committed`), one
+    abbreviates the other (`WAL` / `write-ahead log`), or its last part names it (`mlx_lm.awq`
+    / `AWQ`). Never the other way round (`rustc` is not `rustc_codegen_cranelift`), nor a code
+    name by its words (`rustc_codegen_ssa` is not `rustc`)."""
+    wn, wb = _word_keys(narrow), _word_keys(broad)
+    if wn and wb and wb <= wn and not code_name(narrow):  # `rustc_codegen_ssa` is not `rustc`
+        return True
+    for a, b in ((narrow, broad), (broad, narrow)):
+        if acronym(a) and acronym(a) == initials(b):
+            return True
+    return bool((last := last_component(narrow)) and name_key(last) == name_key(broad))
 
 
 def last_component(name: str) -> str:

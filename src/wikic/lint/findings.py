@@ -144,6 +144,12 @@ _RULE_LIST = (
         "one topic made into two pages (same or nearly the same name) by one ingest",
     ),
     Rule(
+        "twin-facts",
+        "warning",
+        "two topic pages that are one concept twice: the same opening sentence, >= 60 % of one "
+        "page's facts on the other, or a command page named after a concept page",
+    ),
+    Rule(
         "contradiction",
         "warning",
         "two claims on one page that cannot both be true (LLM, and a check in code)",

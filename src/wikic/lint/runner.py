@@ -56,6 +56,7 @@ from wikic.lint.rules_repo import (
     source_changes,
     uncommitted,
 )
+from wikic.lint.rules_twins import check_twin_facts
 from wikic.lint.scan import WikiScan, scan_wiki
 from wikic.lint.semantic import ContradictionPair, Progress, SemanticResult, run_semantic
 from wikic.lint.twins import check_similar_links, check_twin_pages, topic_vectors
@@ -151,6 +152,7 @@ def structural_findings(
         (("instruction-title",), lambda: check_instruction_titles(scan)),
         (("empty-topic",), lambda: check_empty_topics(scan)),
         (("duplicate-from-one-ingest",), lambda: check_ingest_duplicates(scan)),
+        (("twin-facts",), lambda: check_twin_facts(scan)),
     ]
     found: list[Finding] = []
     for emitted, run in checks:

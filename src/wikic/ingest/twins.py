@@ -1,0 +1,280 @@
+"""Twins at planning: a page that would be mostly another page of the batch is not made.
+
+Two planned pages are twins when they would open with the same sentence, or when
+`TWIN_SHARE` or more of one page's facts are on the other. They arise where one sentence names
+several topics of a source (a heading's page and the term it defines, a command and its tool,
+an option and its command), and where `plan.join_shared` adds a source's sentences to a page
+that names the same things. Of a pair, the page mostly made of the other's facts (`_lesser`)
+gives way, by one of three named rules:
+
+- `MERGE`: the lesser page names the other or a narrower thing of it (`resolve.names_within`:
+  its words hold all of the other's, `uv tree` / `uv`, `key value pair` / `key value`; an
+  abbreviation; the last part of a command, `mlx_lm.awq` / `AWQ`), and the names are not
+  `resolve.kept_apart`; or it is thin and names itself in none of its own facts (`earns_page`:
+  a heading's label, "Clearing the Cache"). The lesser page becomes the other: one page, its
+  name an alias where it is one.
+- `TRIM`: two things (distinct enumerated names `AWQ`/`DWQ`, two code names
+  `package_tea`/`package_water`, or names of unrelated words: `Consul` / `Leader election`).
+  The lesser page keeps its own facts and fewer shared ones than `TWIN_SHARE` of it, never the
+  other's opening; left with none, it is not made (`dropped`). A fact may be cited on two
+  pages, but a page that is mostly another page's facts should not exist. The other page is
+  never trimmed: taking shared facts off the larger page wore a document's main concept away
+  (one small page after another took its sentences).
+
+A trim never takes a source off a page several sources of the batch make: the facts of a
+second source are what compounding is for (its contradictions too). Pages that existed before the batch are never
+merged here (`wikic lint` reports those pairs,
+`twin-facts`); a new page twin of an existing one gives way to it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from wikic.ingest.resolve import kept_apart, names_within
+from wikic.language.grounding import mentions
+from wikic.language.openings import opening_fault
+from wikic.vault.topic_page import Fact
+
+if TYPE_CHECKING:  # plan runs `fold_twins` last
+    from wikic.ingest.plan import PageTarget, SourcePlan
+
+TWIN_SHARE = 0.6  # of a page's facts on another page: the two read as one concept twice
+RICH = 3  # facts of a page that is not thin (issue 32: at most 25 % of pages have fewer)
+MERGE = "merge"
+TRIM = "trim"
+
+
+@dataclass(frozen=True)
+class _Page:
+    target: PageTarget
+    facts: tuple[str, ...]  # the folded texts of its facts, in plan order
+    texts: tuple[str, ...]  # the same facts as written
+    openings: frozenset[str]  # folded texts of the facts that may open it (one per source)
+    heading: bool  # every topic planned onto it comes from a section heading
+    subject: bool  # a source's title names it (`Topic.subject`): it never gives way
+    names: tuple[str, ...]  # its title and the names its topics were given
+    by_source: tuple[frozenset[str], ...]  # the folded texts of each source's facts on it
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each step folds every planned fact again
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _pages(
+    plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...]], str]
+) -> dict[str, _Page]:
+    """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step."""
+    from wikic.ingest.write import defining_fact  # write imports plan: imported when run
+
+    facts: dict[str, dict[str, str]] = {}  # path → folded text → text
+    targets: dict[str, PageTarget] = {}
+    heading: dict[str, bool] = {}
+    subject: set[str] = set()
+    names: dict[str, dict[str, None]] = {}
+    leads: dict[str, set[str]] = {}
+    by_source: dict[str, list[frozenset[str]]] = {}
+    for plan in plans:
+        sentences = plan.extraction.sentences
+        for topic, target in plan.topics:
+            targets[target.path] = target
+            heading[target.path] = heading.get(target.path, True) and topic.from_heading
+            if topic.subject:
+                subject.add(target.path)
+            names.setdefault(target.path, {target.title: None}).update(
+                dict.fromkeys((topic.name, *topic.aliases))
+            )
+            have = facts.setdefault(target.path, {})
+            texts = [sentences[sid].text for sid in topic.facts if sid in sentences]
+            for text in texts:
+                have.setdefault(_fold(text), text)
+            by_source.setdefault(target.path, []).append(frozenset(map(_fold, texts)))
+            if texts:  # the fact each source would open the page with (`write.defining_fact`)
+                key = (target.title, tuple(texts))
+                if key not in leads_of:
+                    lead = defining_fact(target.title, [Fact("", t, ()) for t in texts])
+                    leads_of[key] = (
+                        _fold(lead) if opening_fault([target.title], lead) is None else ""
+                    )
+                if leads_of[key]:
+                    leads.setdefault(target.path, set()).add(leads_of[key])
+    return {
+        path: _Page(
+            targets[path],
+            tuple(have),
+            tuple(have.values()),
+            frozenset(leads.get(path, ())),
+            heading[path],
+            path in subject,
+            tuple(names[path]),
+            tuple(by_source[path]),
+        )
+        for path, have in facts.items()
+    }
+
+
+def _lesser(a: _Page, b: _Page) -> tuple[_Page, _Page]:
+    """(the page that gives way, the page it gives way to): a new page to an existing one or
+    to a title's subject, fewer facts to more, a heading's page to a term's."""
+    rank = [
+        (p.target.exists, p.subject, len(p.facts), not p.heading, p.target.path) for p in (a, b)
+    ]
+    return (a, b) if rank[0] < rank[1] else (b, a)
+
+
+def find_twin(pages: dict[str, _Page], settled: set[tuple[str, str]]) -> tuple[_Page, _Page] | None:
+    """The first pair (lesser, other) of twins to resolve, but for the `settled` ones."""
+    by_fact: dict[str, set[str]] = {}
+    by_opening: dict[str, list[str]] = {}
+    for path, page in pages.items():
+        for fact in page.facts:
+            by_fact.setdefault(fact, set()).add(path)
+        if not page.target.exists:  # an existing page keeps the opening it has
+            for lead in page.openings:
+                by_opening.setdefault(lead, []).append(path)
+    found: list[tuple[_Page, _Page]] = []
+    for path, page in pages.items():
+        if page.target.exists:
+            continue  # its facts before the batch are not known here: its share neither
+        shared = Counter(q for f in page.facts for q in by_fact[f] if q != path)
+        for other, n in shared.most_common():
+            if n >= TWIN_SHARE * len(page.facts):
+                found.append(_lesser(page, pages[other]))
+    for paths in by_opening.values():
+        found += [_lesser(pages[a], pages[b]) for a in paths for b in paths if a < b]
+
+    found = [
+        (p, q)
+        for p, q in found
+        if not p.target.exists and (p.target.path, q.target.path) not in settled
+    ]
+    # the lesser pages of fewest facts first; of one page's twins, a name of it first
+    found.sort(
+        key=lambda pq: (
+            len(pq[0].facts),
+            pq[0].target.path,
+            rule_for(*pq) != MERGE,
+            -len(pq[1].facts),
+        )
+    )
+    return found[0] if found else None
+
+
+def rule_for(lesser: _Page, other: _Page) -> str:
+    """`MERGE` or `TRIM` (see the module's docstring)."""
+    return _rule(lesser.target.title, other.target.title)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _rule(a: str, b: str) -> str:
+    return MERGE if names_within(a, b) and not kept_apart(a, b) else TRIM
+
+
+def earns_page(lesser: _Page, other: _Page) -> bool:
+    """Whether the lesser page, trimmed, still earns a page: names `kept_apart` stay two pages;
+    else it keeps `RICH` facts, or one of its own facts names it (what a reader looks up, where
+    a heading's label, "Clearing the Cache", is named by none). A page that does not is merged
+    into the other."""
+    if kept_apart(lesser.target.title, other.target.title):
+        return True
+    theirs = set(other.facts)
+    own = [t for f, t in zip(lesser.facts, lesser.texts, strict=True) if f not in theirs]
+    shared = len(lesser.facts) - len(own)
+    if len(own) + min(shared, _spare(len(own))) >= RICH:
+        return True
+    return any(mentions(list(lesser.names), t) for t in own)
+
+
+def _spare(own: int) -> int:
+    """Shared facts a page of `own` facts of its own may keep below `TWIN_SHARE`."""
+    return int(max(0, -(-own * TWIN_SHARE // (1 - TWIN_SHARE)) - 1))
+
+
+def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
+    """Resolve every twin pair of the batch's plans in place; (rule, lesser title, other
+    title) of each, in order."""
+    done: list[tuple[str, str, str]] = []
+    settled: set[tuple[str, str]] = set()  # pairs a trim could not part (`_trim`)
+    leads_of: dict[tuple[str, tuple[str, ...]], str] = {}
+    steps = sum(len(t.facts) + 1 for p in plans for t, _ in p.topics)
+    for _ in range(steps):  # each step removes a page or some of its facts, or settles a pair
+        pages = _pages(plans, leads_of)
+        pair = find_twin(pages, settled)
+        if pair is None:
+            break
+        lesser, other = pair
+        rule = rule_for(lesser, other)
+        if rule == TRIM and not earns_page(lesser, other):
+            rule = MERGE
+        before = [p.topics[:] for p in plans]
+        spare = [_spare(len(set(lesser.facts) - set(other.facts)))]
+        for plan in plans:
+            if rule == MERGE:
+                _merge(plan, lesser.target, other.target)
+            else:
+                _trim(plan, lesser, other, spare)
+        if [p.topics for p in plans] == before:
+            settled.add((lesser.target.path, other.target.path))
+        else:
+            done.append((rule, lesser.target.title, other.target.title))
+    return done
+
+
+def _merge(plan: SourcePlan, lesser: PageTarget, other: PageTarget) -> None:
+    at = [i for i, (_, t) in enumerate(plan.topics) if t.path == lesser.path]
+    if not at:
+        return
+    topic = plan.topics[at[0]][0]
+    names = (topic.name, *topic.aliases)
+    into = next((i for i, (_, t) in enumerate(plan.topics) if t.path == other.path), None)
+    if into is None:
+        plan.topics[at[0]] = (replace(topic, name=other.title, aliases=_unique(names)), other)
+        return
+    kept, target = plan.topics[into]
+    plan.topics[into] = (
+        replace(
+            kept,
+            aliases=_unique((*kept.aliases, *names)),
+            facts=_unique((*kept.facts, *topic.facts)),
+            usage=_unique((*kept.usage, *topic.usage)),
+        ),
+        target,
+    )
+    del plan.topics[at[0]]
+
+
+def _trim(plan: SourcePlan, lesser: _Page, other: _Page, spare: list[int]) -> None:
+    """Take the facts `other` holds off `lesser`'s topic in `plan`, but for as many as keep
+    below `TWIN_SHARE` of the page (`spare`, counted over every plan; never an opening of
+    either): a shared fact may be cited on both pages, so long as the page stays mostly its
+    own."""
+    sentences = plan.extraction.sentences
+    theirs = set(other.facts)
+    for i, (topic, target) in enumerate(plan.topics):
+        if target.path != lesser.target.path:
+            continue
+        mine: list[str] = []
+        for f in topic.facts:
+            text = _fold(sentences[f].text) if f in sentences else ""
+            if text not in theirs:
+                mine.append(f)
+            elif spare[0] and text not in other.openings and text not in lesser.openings:
+                mine.append(f)
+                spare[0] -= 1
+        if not mine and len(lesser.by_source) > 1:
+            return  # a trim never takes a source off a page another source makes too
+        if mine:
+            plan.topics[i] = (replace(topic, facts=tuple(mine)), target)
+        else:
+            del plan.topics[i]
+            plan.dropped.append(f"{topic.name} (its facts are on {other.target.title})")
+        return
+
+
+def _unique(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))

@@ -1,0 +1,190 @@
+"""Twins at planning (`ingest.twins`): a page that would be mostly another page's facts, or
+open with its sentence, is merged into it (one concept, its name an alias) or trimmed to its
+own facts (two things); distinct names are never merged. Constructed sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.resolve import kept_apart, names_within
+from wikic.ingest.twins import TWIN_SHARE
+from wikic.ingest.write import defining_fact
+from wikic.language.sentences import Sentence
+from wikic.vault.document import parse_document
+from wikic.vault.sources import Source
+from wikic.vault.topic_page import Fact
+from wikic.vault.tree import Vault
+
+
+def _extraction(texts: list[str], topics: list[Topic]) -> Extraction:
+    text = "# Notes\n\n" + "\n\n".join(texts) + "\n"
+    source = Source("raw/notes.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename="notes.md")
+    sentences = {f"s{i}": Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)}
+    return Extraction(source, "notes", texts[0], doc, sentences, topics)
+
+
+def _plan(tmp_path: Path, texts: list[str], topics: list[Topic]) -> SourcePlan:
+    (tmp_path / "wiki").mkdir(exist_ok=True)
+    (plan,) = plan_batch(
+        [_extraction(texts, topics)],
+        Vault.load(tmp_path / "wiki"),
+        existing_source_pages={},
+        max_pages=10,
+    )
+    return plan
+
+
+def _no_twins(plan: SourcePlan) -> None:
+    facts = {t.path: set(topic.facts) for topic, t in plan.topics}
+    for a, fa in facts.items():
+        for b, fb in facts.items():
+            assert a == b or len(fa & fb) < TWIN_SHARE * len(fa), (a, b)
+
+
+def test_two_names_of_one_concept_become_one_page_with_an_alias(tmp_path: Path) -> None:
+    texts = [
+        "Read Committed is the default isolation level.",
+        "In Read Committed mode each command sees a new snapshot.",
+        "Read Committed mode is fast and simple to use.",
+        "Read Committed never reads uncommitted rows.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("Read Committed", "concept", (), ("s1", "s2", "s3", "s4")),
+            Topic("Read Committed mode", "concept", (), ("s1", "s2", "s3")),
+        ],
+    )
+    ((topic, target),) = plan.topics
+    assert target.title == "Read Committed" and "Read Committed mode" in topic.aliases
+
+
+def test_a_command_page_mostly_its_tools_facts_becomes_an_alias(tmp_path: Path) -> None:
+    texts = [
+        "The pdm tool manages Python projects.",
+        "`pdm sync` installs packages from the lock file.",
+        "`pdm install` checks the project file, then runs `pdm sync`.",
+        "The pdm tool writes `pdm.lock`.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("pdm", "entity", (), ("s1", "s2", "s3", "s4")),
+            Topic("pdm sync", "concept", (), ("s2", "s3"), precise=True),
+        ],
+    )
+    ((topic, target),) = plan.topics
+    assert target.title == "pdm" and "pdm sync" in topic.aliases
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("AWQ", "DWQ"), ("HTTP_PROXY", "HTTPS_PROXY"), ("package_tea", "package_water")]
+)
+def test_distinct_names_that_share_sentences_stay_two_pages(tmp_path: Path, a: str, b: str) -> None:
+    texts = [
+        f"{a} and {b} are two methods of one family.",
+        f"Both {a} and {b} need a calibration set.",
+        f"{a} keeps the salient weights.",
+        f"{b} distils from the full model.",
+        f"{b} runs slower than {a}.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic(a, "concept", (), ("s1", "s2", "s3", "s5")),
+            Topic(b, "concept", (), ("s1", "s2", "s4", "s5")),
+        ],
+    )
+    assert sorted(t.title for _, t in plan.topics) == sorted((a, b))
+    assert all(b not in topic.aliases and a not in topic.aliases for topic, _ in plan.topics)
+    _no_twins(plan)
+
+
+def test_a_page_of_unrelated_name_keeps_its_own_facts(tmp_path: Path) -> None:
+    texts = [
+        "Leader election picks one primary node.",
+        "Consul holds the lease of the primary node.",
+        "The lease in Consul has a time to live.",
+        "Leader election runs when the lease expires.",
+        "Consul is a service mesh by HashiCorp.",
+        "Leader election needs a majority.",
+        "Leader election can be static.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("Leader election", "concept", (), ("s1", "s2", "s3", "s4", "s6", "s7")),
+            Topic("Consul", "entity", (), ("s2", "s3", "s4", "s5")),
+        ],
+    )
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert "s5" in facts["Consul"] and facts["Leader election"][0] == "s1"
+    _no_twins(plan)
+
+
+def test_a_heading_page_of_another_pages_facts_is_not_made(tmp_path: Path) -> None:
+    texts = [
+        "The driver factory registers one SQLite driver per name.",
+        "Each driver disables checkpoint on close.",
+        "A registered name cannot be reused.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("Driver factory", "concept", (), ("s1", "s2", "s3")),
+            Topic("Package design", "concept", (), ("s1", "s2", "s3"), from_heading=True),
+        ],
+    )
+    assert [t.title for _, t in plan.topics] == ["Driver factory"]
+
+
+def test_two_pages_never_open_with_the_same_sentence(tmp_path: Path) -> None:
+    texts = [
+        "A checkpoint starts every checkpoint_timeout seconds or when max_wal_size is near.",
+        "The default is five minutes.",
+        "Lower values mean more I/O.",
+        "The limit is a soft one.",
+        "The default is one gigabyte.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("checkpoint_timeout", "concept", (), ("s1", "s2", "s3"), precise=True),
+            Topic("max_wal_size", "concept", (), ("s1", "s4", "s5"), precise=True),
+        ],
+    )
+    sentences = plan.extraction.sentences
+    leads = {
+        t.title: defining_fact(t.title, [Fact("", sentences[f].text, ()) for f in topic.facts])
+        for topic, t in plan.topics
+    }
+    assert set(leads) == {"checkpoint_timeout", "max_wal_size"}  # two code names stay two
+    assert len(set(leads.values())) == 2
+
+
+def test_the_name_rules() -> None:
+    for a, b in [("tidb_init_chunk_size", "tidb_max_chunk_size"), ("setup.py", "requirements.txt")]:
+        assert kept_apart(a, b) and kept_apart(b, a)
+    for narrow, broad in [
+        ("Read Committed mode", "Read Committed"),
+        ("uv tree", "uv"),
+        ("WAL", "write-ahead log"),
+        ("write-ahead log", "WAL"),
+        ("mlx_lm.awq", "AWQ"),
+    ]:
+        assert names_within(narrow, broad) and not kept_apart(narrow, broad)
+    assert not names_within("rustc", "rustc_codegen_cranelift")  # the broader name
+    assert not names_within("rustc_codegen_ssa", "rustc")  # a code name is not its words
+    assert not names_within("Consul", "Leader election")
+    assert kept_apart("AWQ", "DWQ") and not kept_apart("pdm", "pdm sync")
