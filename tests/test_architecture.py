@@ -142,6 +142,7 @@ ONLY = {
         "wikic.config",
         "wikic.vault.document",
         "wikic.vault.names",
+        "wikic.vault.name_keys",
         "wikic.prompts",
     ),
     # prompt text only: the lowest layer, which every other may read

@@ -10,9 +10,9 @@ import pytest
 
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
-from wikic.ingest.resolve import kept_apart, names_within
 from wikic.ingest.twins import TWIN_SHARE
 from wikic.ingest.write import defining_fact
+from wikic.language.name_rules import kept_apart, names_within
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
 from wikic.vault.sources import Source

@@ -10,19 +10,12 @@ import pytest
 
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import PageTarget, Resolver, SourcePlan, plan_batch
-from wikic.ingest.resolve import (
-    ConceptIndex,
-    acronym,
-    distinct_names,
-    initials,
-    join_evidence,
-    last_component,
-    shared_mentions,
-    shared_phrases,
-)
+from wikic.ingest.resolve import ConceptIndex, join_evidence, shared_mentions
 from wikic.language.discussed import discussed_names, discussed_words
+from wikic.language.name_rules import distinct_names, last_component
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
+from wikic.vault.name_keys import acronym, initials
 from wikic.vault.names import name_key
 from wikic.vault.pages import Page, render_page
 from wikic.vault.sources import Source
@@ -258,22 +251,6 @@ def test_the_resolver_answers_from_the_index_it_keeps(tmp_path: Path) -> None:
     assert made == PageTarget("concepts/write-ahead-log.md", "Write-ahead log", "concept", False)
     assert resolver.find(["write ahead logging"]) == made
     assert resolver.index.match("lockfiles") is not None
-
-
-def test_a_phrase_two_sources_discuss_is_shared_and_a_phrase_one_does_is_not() -> None:
-    a = _sentences(
-        "A database file holds every page.",
-        "The database file grows as pages are added.",
-        "Readers open the database file directly.",
-        "Compaction is rare.",
-    )
-    b = _sentences(
-        "Each database file has one writer.",
-        "The database file is copied to the replica.",
-        "Compaction runs nightly.",
-    )
-    assert shared_phrases([("A", a), ("B", b)]) == ["database file"]
-    assert shared_phrases([("A", a)]) == []
 
 
 def test_a_concept_two_sources_discuss_in_prose_gets_one_page_citing_both(tmp_path: Path) -> None:

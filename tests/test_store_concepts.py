@@ -69,13 +69,12 @@ class NoScan(Vault):
         raise AssertionError("planning read every page")
 
 
-def _extraction(sentence: str, topics: list[Topic]) -> Extraction:
-    text = f"# Notes\n\n{sentence}\n"
+def _extraction(sentences: list[str], topics: list[Topic]) -> Extraction:
+    text = "# Notes\n\n" + " ".join(sentences) + "\n"
     source = Source("raw/notes.md", text, "sha256:0", "article")
     doc = parse_document(text, filename="notes.md")
-    return Extraction(
-        source, "Notes", sentence, doc, {"s1": Sentence("s1", "p1", sentence)}, topics
-    )
+    by_id = {f"s{i}": Sentence(f"s{i}", "p1", s) for i, s in enumerate(sentences, 1)}
+    return Extraction(source, "Notes", sentences[0], doc, by_id, topics)
 
 
 def test_planning_and_writing_a_new_source_look_names_up_without_reading_every_page(
@@ -86,10 +85,15 @@ def test_planning_and_writing_a_new_source_look_names_up_without_reading_every_p
     big = NoScan(paths.wiki, dict(vault.pages))
     topics = [
         Topic("KV reuse", "concept", (), ("s1",)),  # an alias of an existing page
-        Topic("Mlx", "concept", (), ("s1",)),  # names a page by key
-        Topic("Rope scaling", "concept", (), ("s1",)),  # new
+        Topic("Mlx", "concept", (), ("s2",)),  # names a page by key
+        Topic("Rope scaling", "concept", (), ("s3",)),  # new
     ]
-    ex = _extraction("The KV reuse and MLX and Rope scaling.", topics)
+    sentences = [
+        "KV reuse saves prefill.",
+        "MLX runs on Apple silicon.",
+        "Rope scaling stretches positions.",
+    ]
+    ex = _extraction(sentences, topics)
     with open_concepts(paths, vault) as concepts:
         (plan,) = plan_batch([ex], big, existing_source_pages={}, max_pages=5, concepts=concepts)
     targets = {t.title: (t.path, t.exists) for _, t in plan.topics}

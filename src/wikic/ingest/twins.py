@@ -35,10 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from wikic.ingest.resolve import kept_apart, names_within
 from wikic.language.grounding import mentions
-from wikic.language.openings import opening_fault
-from wikic.vault.topic_page import Fact
+from wikic.language.name_rules import kept_apart, names_within
+from wikic.language.openings import defining_text, opening_fault
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
     from wikic.ingest.plan import PageTarget, SourcePlan
@@ -70,8 +69,6 @@ def _pages(
     plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...]], str]
 ) -> dict[str, _Page]:
     """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step."""
-    from wikic.ingest.write import defining_fact  # write imports plan: imported when run
-
     facts: dict[str, dict[str, str]] = {}  # path → folded text → text
     targets: dict[str, PageTarget] = {}
     heading: dict[str, bool] = {}
@@ -94,10 +91,12 @@ def _pages(
             for text in texts:
                 have.setdefault(_fold(text), text)
             by_source.setdefault(target.path, []).append(frozenset(map(_fold, texts)))
-            if texts:  # the fact each source would open the page with (`write.defining_fact`)
+            if (
+                texts
+            ):  # the fact each source would open the page with (`language.openings.defining_text`)
                 key = (target.title, tuple(texts))
                 if key not in leads_of:
-                    lead = defining_fact(target.title, [Fact("", t, ()) for t in texts])
+                    lead = defining_text(target.title, texts)
                     leads_of[key] = (
                         _fold(lead) if opening_fault([target.title], lead) is None else ""
                     )

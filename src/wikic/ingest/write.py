@@ -24,7 +24,6 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
 from wikic.config import PageSummary
 from wikic.ingest import prompts
@@ -43,9 +42,9 @@ from wikic.ingest.text import quote
 from wikic.language import grounding
 from wikic.language.commands import MAX_USAGE_LINES
 from wikic.language.conflicts import conflict_reason
-from wikic.language.openings import leans_on_context, opening_fault
+from wikic.language.openings import defining_text, leans_on_context, opening_fault, opening_faults
 from wikic.language.prose_checks import cut_reason, fold, meta_reason, table_row_reason
-from wikic.language.sentences import ends_whole, refers_back, starts_sentence
+from wikic.language.sentences import ends_whole
 from wikic.llm.backend import (
     EMPTY_STATS,
     Generation,
@@ -101,64 +100,9 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     return cut[: ends[-1]].strip() if ends else ""
 
 
-# "is a …", "is an extremely fast …", "are the …": the subject named as a kind of thing
-_KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
-_DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
-
-
 def defining_fact(title: str, facts: Sequence[Fact]) -> str:
-    """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
-    "QSBR is …": the title within the first words, then a defining verb; best when it names a
-    kind of thing, "uv is an extremely fast Python package resolver …"), else one that names
-    it and defines something, else prose before a table row, one that opens like a sentence,
-    else the first. A fact that refers back ("This functionality is …") defines nothing, and
-    a gerund opening is no subject ("Trimming a KV cache is …")."""
-    return min(facts, key=lambda f: _faults(title, f.text)).text
-
-
-class _Faults(NamedTuple):
-    """What keeps a text from opening a page, worst first: compared as a tuple, fewer and
-    later faults open a page better (see `defining_fact`)."""
-
-    not_alone: bool  # it does not stand alone (`language.openings.opening_fault`)
-    no_subject: bool  # the page's name is not its subject followed by a defining verb
-    weak: bool  # it refers back or does not open like a sentence
-    no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
-    no_definition: bool  # it does not both name the subject and define something
-    row: bool  # a table row
-    no_opening: bool  # it does not open like a sentence
-    unnamed: bool  # it does not name the subject
-
-
-def _faults(title: str, text: str) -> _Faults:
-    names = grounding.mentions([title], text)
-    verb = _DEFINING_RE.search(text)
-    subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
-    kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
-    opens = starts_sentence(text)
-    return _Faults(
-        not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
-        no_subject=not subject,
-        weak=refers_back(text) or not opens,
-        no_kind=not kind,
-        no_definition=not (names and verb),
-        row=table_row_reason(text) is not None,
-        no_opening=not opens,
-        unnamed=not names,
-    )
-
-
-def _opens_with(title: str, head: str) -> bool:
-    """Whether `head` (the words before a fact's verb) is the title, maybe with an article or
-    a short qualifier: "Ollama", "The KV cache", "Python's QSBR implementation"."""
-    words = head.split()
-    if (
-        words
-        and words[0].casefold().endswith("ing")
-        and not title.casefold().startswith(words[0].casefold())
-    ):
-        return False  # "Trimming a rotating KV cache is …": its subject is the trimming
-    return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
+    """The text of the fact that best says what `title` is (`language.openings.defining_text`)."""
+    return defining_text(title, [f.text for f in facts])
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
@@ -524,7 +468,7 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
         return best if opening_fault([title, *existing.aliases], best) is None else None
     if not current or fold(current) not in {fold(f.text) for f in facts}:
         return best
-    now, then = _faults(title, current), _faults(title, best)
+    now, then = opening_faults(title, current), opening_faults(title, best)
     if then.row or best == current:
         return None
     if now.row or now.unnamed:

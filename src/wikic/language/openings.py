@@ -6,15 +6,21 @@ before it in its document: a sentence that refers back ("This …", "The above c
 bare default ("Defaults to `0.0`.", "If not provided, the default mappings are used."), or
 a lead-in cut before the code block it introduced ("You can also use `mlx-lm` from the
 command line with.") says nothing on its own.
+
+Of the facts a page has, `defining_text` picks the one that best opens it: a sentence whose
+subject the page's name is, followed by a defining verb, best when it names a kind of thing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from wikic.language import grounding
 from wikic.language.prose_checks import cut_reason, plain, table_row_reason
+from wikic.language.sentences import refers_back as follows_on
+from wikic.language.sentences import starts_sentence
 
 # opens by pointing at what came before it in the document
 _REFERS_BACK_RE = re.compile(
@@ -115,3 +121,63 @@ def defines(names: Sequence[str], text: str) -> bool:
         if m and _DEFINES_RE.match(flat, m.end()):
             return True
     return False
+
+
+# "is a …", "is an extremely fast …", "are the …": the subject named as a kind of thing
+_KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
+_DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
+
+
+def defining_text(title: str, texts: Sequence[str]) -> str:
+    """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
+    "QSBR is …": the title within the first words, then a defining verb; best when it names a
+    kind of thing, "uv is an extremely fast Python package resolver …"), else one that names
+    it and defines something, else prose before a table row, one that opens like a sentence,
+    else the first. A fact that refers back ("This functionality is …") defines nothing, and
+    a gerund opening is no subject ("Trimming a KV cache is …")."""
+    return min(texts, key=lambda t: opening_faults(title, t))
+
+
+class OpeningFaults(NamedTuple):
+    """What keeps a text from opening a page, worst first: compared as a tuple, fewer and
+    later faults open a page better (see `defining_text`)."""
+
+    not_alone: bool  # it does not stand alone (`language.openings.opening_fault`)
+    no_subject: bool  # the page's name is not its subject followed by a defining verb
+    weak: bool  # it refers back or does not open like a sentence
+    no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
+    no_definition: bool  # it does not both name the subject and define something
+    row: bool  # a table row
+    no_opening: bool  # it does not open like a sentence
+    unnamed: bool  # it does not name the subject
+
+
+def opening_faults(title: str, text: str) -> OpeningFaults:
+    names = grounding.mentions([title], text)
+    verb = _DEFINING_RE.search(text)
+    subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
+    kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
+    opens = starts_sentence(text)
+    return OpeningFaults(
+        not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
+        no_subject=not subject,
+        weak=follows_on(text) or not opens,
+        no_kind=not kind,
+        no_definition=not (names and verb),
+        row=table_row_reason(text) is not None,
+        no_opening=not opens,
+        unnamed=not names,
+    )
+
+
+def _opens_with(title: str, head: str) -> bool:
+    """Whether `head` (the words before a fact's verb) is the title, maybe with an article or
+    a short qualifier: "Ollama", "The KV cache", "Python's QSBR implementation"."""
+    words = head.split()
+    if (
+        words
+        and words[0].casefold().endswith("ing")
+        and not title.casefold().startswith(words[0].casefold())
+    ):
+        return False  # "Trimming a rotating KV cache is …": its subject is the trimming
+    return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)

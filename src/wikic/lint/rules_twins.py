@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from wikic.ingest.resolve import code_name, kept_apart, last_component, names_within
+from wikic.language.name_rules import code_name, kept_apart, last_component, names_within
 from wikic.lint.findings import Finding
 from wikic.lint.page_scan import PageScan
 from wikic.lint.scan import WikiScan

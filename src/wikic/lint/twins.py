@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wikic.ingest.resolve import kept_apart
+from wikic.language.name_rules import kept_apart
 from wikic.lint.discover import suggested_links
 from wikic.lint.findings import Finding
 from wikic.lint.rules_twins import twin_pairs

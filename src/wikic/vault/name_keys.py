@@ -13,7 +13,8 @@ BLOCK = 3  # characters of a key's start and end that index its close spellings
 _WORDS_RE = re.compile(r"\w+")
 _SEPARATOR_RE = re.compile(r"[\W_]")
 _ACRONYM_RE = re.compile(r"(?:[A-Z][a-z]?){2,7}s?")  # `WAL`, `MVCC`, `LoRA`, `MoE`, `SMRs`
-_STOP = frozenset({"of", "and", "for", "to", "in", "on", "the", "a", "an", "with", "by"})
+# small words a name joins its words with, left out of its initials and word keys
+JOINING_WORDS = frozenset({"of", "and", "for", "to", "in", "on", "the", "a", "an", "with", "by"})
 
 
 def initials(name: str) -> str:
@@ -21,7 +22,9 @@ def initials(name: str) -> str:
     of a name of two or more words (small joining words left out), or ""."""
     if not _SEPARATOR_RE.search(name):
         return ""  # one word: the common case, answered without splitting it
-    words = [w for w in _WORDS_RE.findall(name.replace("_", " ")) if w.casefold() not in _STOP]
+    words = [
+        w for w in _WORDS_RE.findall(name.replace("_", " ")) if w.casefold() not in JOINING_WORDS
+    ]
     if len(words) < 2 or not all(w[0].isalpha() for w in words):
         return ""
     return "".join(w[0] for w in words).casefold()
