@@ -55,7 +55,7 @@ OVERLAP = Rules(2, 6, 4, (15_000, 22_000), 10, 24, 6, (2, 4))
 HELDOUT = Rules(1, 5, 3, (6_000, 9_000), 6, 12, 3, (2, 4))
 CORPORA = {"overlap": OVERLAP, "heldout": HELDOUT}
 # paraphrase file → (its corpus folder, how many paraphrases it must hold at least)
-PARAPHRASES = {"overlap": 25, "corpus": 10}
+PARAPHRASES = {"overlap": 25, "corpus": 10, "heldout": 10}
 
 
 def _yaml(path: Path) -> Any:

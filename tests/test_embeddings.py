@@ -24,6 +24,7 @@ from wikic.lint import LintOptions, run_lint
 from wikic.paths import WikiPaths
 from wikic.store.db import Store, open_store
 from wikic.store.fusion import rrf
+from wikic.store.hybrid import PASSAGE_RRF_K, fuse_passages
 from wikic.store.vectors import MIN_CENTERED
 from wikic.vault.tree import Vault
 
@@ -180,6 +181,29 @@ def test_rrf_puts_an_item_both_rankings_hold_first() -> None:
     # ties keep the order of first appearance; weights scale a ranking
     assert [i for i, _ in rrf([["x"], ["y"]])] == ["x", "y"]
     assert [i for i, _ in rrf([["x"], ["y"]], weights=[1.0, 2.0])] == ["y", "x"]
+
+
+def test_a_question_fuses_meaning_first_ahead_of_a_passage_both_rank_midway() -> None:
+    """A paraphrase shares incidental words with many passages: words rank them first, and
+    the answer (no word of the question) is meaning's first. A passage both rankings hold at
+    ninth and tenth place must not push the answer out of the best two."""
+    lexical = [*range(11, 20), 50]  # 50: tenth by words ...
+    semantic = [99, *range(60, 67), 50]  # ... and ninth by meaning; 99: the answer
+    assert [i for i, _ in fuse_passages(lexical, semantic, 10)][:2] == [11, 99]
+    # with the paper's k of 60 the midway passage wins: the answer is not among the best two
+    assert 99 not in [i for i, _ in rrf([lexical, semantic], k=60)[:2]]
+
+
+def test_a_question_fuses_meaning_past_the_limit() -> None:
+    """Meaning's ranking counts past `limit` (its best `SEMANTIC_POOL`): of two passages words
+    rank next to each other, the one meaning ranks 150th goes first."""
+    lexical = list(range(1, 41))
+    semantic = [*range(1, 39), *range(100, 211), 40]  # 40: last by words, 150th by meaning
+    fused = [i for i, _ in fuse_passages(lexical, semantic, 40)]
+    assert fused.index(40) < fused.index(39)
+    # meaning's best `limit` alone do not hold passage 40: the one words rank higher wins
+    cut = [i for i, _ in rrf([lexical, semantic[:40]], k=PASSAGE_RRF_K)]
+    assert cut.index(39) < cut.index(40)
 
 
 # -- search ------------------------------------------------------------------------------------

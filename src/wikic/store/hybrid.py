@@ -41,6 +41,15 @@ from wikic.store.vectors import Vectors, matrix, nearest
 Ranking = Literal["hybrid", "lexical", "semantic"]
 RANKINGS: tuple[Ranking, ...] = ("hybrid", "lexical", "semantic")
 POOL = 30  # page search: each ranking's best this many (or 3x the limit) are fused
+# question search (`passage_search`): the vector ranking's best this many are fused with the
+# words' `limit`, by reciprocal rank with this k. A small k lets a passage meaning ranks near
+# the top beat one both rankings put midway (a paraphrase shares only incidental words with
+# many passages); the deeper pool still lifts a passage words rank well and meaning low.
+# Measured (scripts/bench_quality.py --retrieval-only, corpus + overlap sets): k 60 and the
+# top 80 found 24 + 16 of 74 paraphrased questions, k 5 and the top 200 25 + 19, literal
+# questions 46 + 30 both ways.
+SEMANTIC_POOL = 200
+PASSAGE_RRF_K = 5
 MIN_PAGE_SIMILARITY = 0.3  # centred cosine a page found by meaning alone needs in a hybrid search
 
 
@@ -202,11 +211,21 @@ def passage_search(
     if ranking == "hybrid" and not units.centered:
         return [h for _, h in lex]
     query_vec = vectors.embedder().embed([text])[0]
-    found = nearest(units, query_vec, limit)
     if ranking == "semantic":
-        return _passage_hits(conn, found, {})
-    fused = rrf([[i for i, _ in lex], [i for i, _ in found]])[:limit]
+        return _passage_hits(conn, nearest(units, query_vec, limit), {})
+    found = nearest(units, query_vec, max(limit, SEMANTIC_POOL))
+    fused = fuse_passages([i for i, _ in lex], [i for i, _ in found], limit)
     return _passage_hits(conn, fused, dict(lex))
+
+
+def fuse_passages(
+    lexical: Sequence[int], semantic: Sequence[int], limit: int
+) -> list[tuple[int, float]]:
+    """The best `limit` of a question's passages ranked by words (`lexical`, its best `limit`)
+    and by meaning (`semantic`, its best `SEMANTIC_POOL`), fused by reciprocal rank with
+    `PASSAGE_RRF_K`: meaning's first passage beats one both rank midway, and a passage words
+    rank high gains from meaning's rank even past `limit`."""
+    return rrf([lexical[:limit], semantic[: max(limit, SEMANTIC_POOL)]], k=PASSAGE_RRF_K)[:limit]
 
 
 def _passage_hits(
