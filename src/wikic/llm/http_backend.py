@@ -36,7 +36,12 @@ from wikic.llm.backend import (
     Segment,
     TextCallback,
 )
-from wikic.llm.constrain import generate_structured, generate_structured_batch, strict_json_schema
+from wikic.llm.constrain import (
+    generate_structured,
+    generate_structured_batch,
+    repairs_in,
+    strict_json_schema,
+)
 from wikic.llm.fanout import fan_out
 from wikic.llm.framing import chat_messages
 
@@ -132,14 +137,23 @@ class HttpBackend:
 
         if schema is None:
             return attempt(segments)
-        return generate_structured(attempt, segments, schema, max_tokens)
+        result = generate_structured(attempt, segments, schema, max_tokens)
+        self._count_repairs([result])
+        return result
 
     def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
         """See `BatchBackend.generate_batch`: the requests are sent concurrently."""
         for r in requests:
             if r.max_tokens < 1:
                 raise BackendError(f"max_tokens must be at least 1, not {r.max_tokens}")
-        return generate_structured_batch(self._complete_all, requests)
+        out = generate_structured_batch(self._complete_all, requests)
+        self._count_repairs(out)
+        return out
+
+    def _count_repairs(self, generations: Sequence[Generation]) -> None:
+        repairs = repairs_in(generations)
+        if repairs:
+            self.batch_stats = self.batch_stats + BatchStats(repairs=repairs)
 
     def _complete_all(self, requests: Sequence[Request]) -> list[Generation]:
         if not requests:
