@@ -110,7 +110,7 @@ def script_answer(respond: Callable[[FakeCall], Any]) -> Answer:
         segments = [
             system(m["content"]) if m["role"] == "system" else user(m["content"]) for m in messages
         ]
-        call = FakeCall(tuple(segments), schema, body["max_tokens"], body["temperature"])  # type: ignore[arg-type]
+        call = FakeCall(tuple(segments), schema, body["max_tokens"], body["temperature"])
         reply = respond(call)
         return reply if isinstance(reply, str) else json.dumps(reply)
 
