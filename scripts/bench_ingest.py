@@ -11,12 +11,21 @@ load included), tokens per stage, prefilled ÷ source tokens, aggregate decode t
     .venv/bin/python scripts/bench_ingest.py                      # default model, batch 8 and 1
     .venv/bin/python scripts/bench_ingest.py --source scripts/data/corpus/cpython-qsbr.md --json
 
-Writes its JSON to scripts/results/bench_ingest.json (or --out).
+With `--backend http --servers 1,2` it compares, on the same sources, an in-process run with
+runs through N `mlx_lm.server` processes (started here, one per core with `taskset -c <core>`,
+stopped after the run; `http.base_urls` lists them, `--batch` requests in flight on each). Every
+arm is a fresh wiki, a fresh wikic process and fresh servers (their prompt caches start empty),
+so every arm is cold. `--dry-run` prints the arms and commands and runs nothing.
+
+    .venv/bin/python scripts/bench_ingest.py --backend http --servers 1,2 --batch 4
+
+Writes its JSON to scripts/results/bench_ingest.json (http: bench_ingest_http.json; or --out).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -27,11 +36,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from wikic.config import Config
+from wikic.config import Config, load_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.helpers
+from tests.helpers.mlx_server import SERVED_MODEL, mlx_server, server_command
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT / "scripts" / "data" / "cpu-inference-article.md"
 DEFAULT_OUT = ROOT / "scripts" / "results" / "bench_ingest.json"
+DEFAULT_HTTP_OUT = ROOT / "scripts" / "results" / "bench_ingest_http.json"
 FIELDS = ("calls", "prompt_tokens", "cached_tokens", "prefill_tokens", "generated_tokens")
 
 
@@ -70,8 +83,16 @@ def worker(wiki: Path, model: str) -> int:
             acc = stages.setdefault(stage, {})
             for k, v in stats.to_dict().items():
                 acc[k] = acc.get(k, 0) + v
+    batch_stats = [
+        getattr(b, "batch_stats", None) for b in {id(b): b for b in backends.values()}.values()
+    ]
+    served: dict[str, int] = {}
+    for b in backends.values():
+        served.update(getattr(b, "served", {}))
     out = {
         "ingest_s": round(wall, 2),
+        "repairs": sum(bs.repairs for bs in batch_stats if bs is not None),
+        "served_by_server": served,
         "status": [o.status for o in report.outcomes],
         "pages_created": sum(len(o.created) for o in report.outcomes),
         "source_tokens": source_tokens,
@@ -82,14 +103,26 @@ def worker(wiki: Path, model: str) -> int:
     return 0 if all(s == "ingested" for s in out["status"]) else 1
 
 
-def fresh_wiki(sources: list[Path], batch: int) -> Path:
+def fresh_wiki(sources: list[Path], batch: int, urls: list[str] | None = None) -> Path:
+    """A new wiki with `sources` in raw/; with `urls`, `backend: http` over those servers."""
     base = Path(tempfile.mkdtemp(prefix="wikic-bench-ingest-"))
     subprocess.run(
         [sys.executable, "-m", "wikic", "init", str(base)], check=True, capture_output=True
     )
     cfg = base / "wikic.yaml"
     text = cfg.read_text(encoding="utf-8")
-    cfg.write_text(text.replace("batch_size: 8 ", f"batch_size: {batch} "), encoding="utf-8")
+    text = text.replace("batch_size: 8 ", f"batch_size: {batch} ")
+    if urls:
+        text = text.replace("backend: mlx ", "backend: http ")
+        text = text.replace("  base_urls: [] ", f"  base_urls: {json.dumps(urls)} ")
+        text = text.replace(
+            "  base_url: http://127.0.0.1:8080/v1 ", "  # base_url: http://127.0.0.1:8080/v1 "
+        )
+        text = text.replace("  model: null ", f"  model: {SERVED_MODEL} ", 1)
+        text = text.replace("  json_schema: response_format ", "  json_schema: none ")
+    cfg.write_text(text, encoding="utf-8")
+    if urls and load_config(cfg).http.servers() != urls:
+        raise SystemExit(f"could not point {cfg} at the servers {urls}")
     for s in sources:
         shutil.copy(s, base / "raw" / s.name)
     return base
@@ -123,6 +156,63 @@ def summarise(r: dict[str, object]) -> dict[str, object]:
     return r
 
 
+def http_arms(args: argparse.Namespace, sources: list[Path]) -> list[dict[str, object]]:
+    """An in-process arm, then one arm per server count; each cold, each in fresh processes."""
+    from wikic.llm.models.resolve import resolve_model
+
+    counts = [int(n) for n in args.servers.split(",")]
+    batch = int(args.batch.split(",")[0])
+    cores = os.cpu_count() or 1
+    if max(counts) > cores:
+        raise SystemExit(f"--servers {max(counts)} needs a core each; this machine has {cores}")
+    try:
+        model_dir: Path | None = resolve_model(args.model, Config()).path
+    except Exception as exc:
+        if not args.dry_run:
+            raise SystemExit(f"model {args.model!r} is not installed: {exc}") from None
+        model_dir = None
+    plan: list[dict[str, object]] = [{"arm": "in-process", "batch": batch, "cores": "all"}]
+    plan += [
+        {
+            "arm": f"{n} server(s)",
+            "batch": batch,
+            "cores": f"one per server: {list(range(n))}",
+            "servers": [
+                " ".join(server_command(model_dir or Path("<model dir>"), 0, cores=[core])).replace(
+                    "--port 0", "--port <free port>"
+                )
+                for core in range(n)
+            ],
+        }
+        for n in counts
+    ]
+    if args.dry_run:
+        print(
+            json.dumps(
+                {"model": args.model, "model_dir": model_dir and str(model_dir), "arms": plan},
+                indent=2,
+            )
+        )
+        return []
+    assert model_dir is not None
+    runs: list[dict[str, object]] = []
+    wiki = fresh_wiki(sources, batch)
+    runs.append({**plan[0], **run(wiki, args.model)})
+    shutil.rmtree(wiki, ignore_errors=True)
+    for arm, n in zip(plan[1:], counts, strict=True):
+        with contextlib.ExitStack() as stack:
+            start = time.perf_counter()
+            urls = [
+                stack.enter_context(mlx_server(model_dir, cores=[core], start_timeout_s=900))
+                for core in range(n)
+            ]
+            ready_s = round(time.perf_counter() - start, 2)
+            wiki = fresh_wiki(sources, batch, urls)
+            runs.append({**arm, "servers_ready_s": ready_s, **run(wiki, args.model)})
+            shutil.rmtree(wiki, ignore_errors=True)
+    return runs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -131,7 +221,14 @@ def main() -> int:
     parser.add_argument("--source", type=Path, action="append", help="repeatable")
     parser.add_argument("--batch", default="8,1", help="batch sizes to compare (default 8,1)")
     parser.add_argument("--no-warm", action="store_true", help="skip the warm runs")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--backend", choices=("mlx", "http"), default="mlx")
+    parser.add_argument(
+        "--servers", default="1,2", help="http: server counts to compare (default 1,2)"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="http: print the arms and commands, run nothing"
+    )
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -140,8 +237,13 @@ def main() -> int:
 
     sources = args.source or [DEFAULT_SOURCE]
     words = sum(len(s.read_text(encoding="utf-8").split()) for s in sources)
-    runs = []
-    for batch in (int(b) for b in args.batch.split(",")):
+    out_path = args.out or (DEFAULT_HTTP_OUT if args.backend == "http" else DEFAULT_OUT)
+    runs: list[dict[str, object]] = []
+    if args.backend == "http":
+        runs = http_arms(args, sources)
+        if args.dry_run:
+            return 0
+    for batch in (int(b) for b in args.batch.split(",") if args.backend == "mlx"):
         cold_wiki = fresh_wiki(sources, batch)
         cold = run(cold_wiki, args.model)
         runs.append({"batch": batch, "run": "cold", **cold})
@@ -161,23 +263,27 @@ def main() -> int:
             str(s.relative_to(ROOT)) if s.is_relative_to(ROOT) else str(s) for s in sources
         ],
         "words": words,
-        "skipped": "nothing: warm runs redo every call on a fresh wiki with a copied KV cache",
+        "skipped": "nothing: warm runs redo every call on a fresh wiki with a copied KV cache"
+        if args.backend == "mlx"
+        else "warm runs: every arm is cold (fresh wiki, fresh wikic and server processes)",
+        "cpu_count": os.cpu_count(),
         "runs": runs,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"model {args.model}, {len(sources)} source(s), {words} words → {args.out}\n")
+    print(f"model {args.model}, {len(sources)} source(s), {words} words → {out_path}\n")
     cols = [
-        "batch",
+        "arm" if args.backend == "http" else "batch",
         "run",
         "process_s",
         "s_per_1000_words",
         "prefilled_per_source_token",
         "decode_tok_s",
         "pages_created",
+        "repairs",
     ]
     print("| " + " | ".join(cols) + " | prefill / cached / generated tokens |")
     print("|" + "---|" * (len(cols) + 1))

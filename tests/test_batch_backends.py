@@ -239,6 +239,7 @@ def test_http_batch_repairs_the_invalid_row_alone(city_stub: tuple[Stub, str]) -
     assert [g.value for g in out] == [City(city="Bern"), City(city="bad"), City(city="Oslo")]
     assert len(stub.bodies) == 4  # three first attempts, one repair
     assert out[1].stats.calls == 2 and out[0].stats.calls == 1
+    assert backend.batch_stats.repairs == 1 and backend.batch_stats.rows == 4
 
 
 def test_http_batch_raises_when_the_server_fails(city_stub: tuple[Stub, str]) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.helpers.scripts import load_script
+from wikic.config import load_config
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_ingest.py"
 
@@ -34,3 +37,36 @@ def test_summary_reports_prefill_ratio_and_aggregate_decode_rate() -> None:
 def test_help() -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "fresh process" in proc.stdout
+
+
+def test_http_dry_run_lists_the_arms_and_pinned_server_commands() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--backend", "http", "--servers", "1", "--dry-run"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    assert [a["arm"] for a in plan["arms"]] == ["in-process", "1 server(s)"]
+    (command,) = plan["arms"][1]["servers"]
+    assert command.startswith("taskset -c 0 ") and "-m mlx_lm.server --model" in command
+    too_many = subprocess.run(
+        [sys.executable, str(SCRIPT), "--backend", "http", "--servers", "999", "--dry-run"],
+        capture_output=True,
+        text=True,
+    )
+    assert too_many.returncode != 0 and "needs a core each" in too_many.stderr
+
+
+def test_an_http_arm_s_wiki_points_at_every_server(tmp_path: Path) -> None:
+    source = tmp_path / "a.md"
+    source.write_text("# A\n\nText.\n")
+    urls = ["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"]
+    wiki = _module().fresh_wiki([source], 3, urls)
+    try:
+        config = load_config(wiki / "wikic.yaml")
+        assert config.backend == "http" and config.http.servers() == urls
+        assert config.http.model == "default_model" and config.http.json_schema == "none"
+        assert config.generation.batch_size == 3 and (wiki / "raw" / "a.md").is_file()
+    finally:
+        shutil.rmtree(wiki)

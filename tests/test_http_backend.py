@@ -158,8 +158,10 @@ def test_schema_is_sent_and_reply_validated(stub: tuple[Stub, str]) -> None:
 def test_invalid_json_gets_one_repair(stub: tuple[Stub, str]) -> None:
     state, url = stub
     state.replies += [sse('{"city": "a name far longer than twenty"}'), sse('{"city":"Canberra"}')]
-    result = HttpBackend(base_url=url, model="m").generate([user("Where?")], schema=Answer)
+    backend = HttpBackend(base_url=url, model="m")
+    result = backend.generate([user("Where?")], schema=Answer)
     assert result.value == Answer(city="Canberra") and result.stats.calls == 2
+    assert backend.batch_stats.repairs == 1
     repair = state.requests[1]["messages"][-1]["content"]
     assert repair.startswith("Where?") and "at most 20 characters" in repair
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from wikic.errors import ConfigError
 
@@ -35,9 +35,31 @@ class RolesConfig(_Section):
 
 class HttpConfig(_Section):
     base_url: str = "http://127.0.0.1:8080/v1"
+    # several servers serving the same model: a batch's requests go out over all of them
+    # (set this or base_url, not both)
+    base_urls: list[str] = Field(default_factory=list)
+    concurrency: int | None = Field(None, ge=1, le=256)  # per server; None → batch_size
     model: str | None = None  # model name sent to the server; None → the role's model
     api_key_env: str = "WIKIC_API_KEY"
     timeout_s: float = Field(600.0, gt=0)
+    # response_format: send the JSON schema (llama-server, vLLM constrain to it); none: send
+    # no schema (mlx_lm.server ignores it anyway); replies are validated and repaired either way
+    json_schema: Literal["response_format", "none"] = "response_format"
+
+    @model_validator(mode="after")
+    def _one_way_to_name_servers(self) -> HttpConfig:
+        if self.base_urls and "base_url" in self.model_fields_set:
+            raise ValueError("set http.base_url (one server) or http.base_urls (several), not both")
+        for url in self.servers():
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"a server URL must start with http:// or https://, not {url!r}")
+        if len(set(self.servers())) != len(self.servers()):
+            raise ValueError("http.base_urls names a server twice")
+        return self
+
+    def servers(self) -> list[str]:
+        """The servers' base URLs, in order: base_urls, else the one base_url."""
+        return list(self.base_urls) or [self.base_url]
 
 
 class GenerationConfig(_Section):
@@ -179,7 +201,8 @@ def parse_config(data: dict[str, Any], *, where: str = CONFIG_NAME) -> Config:
         key = ".".join(loc) or "(root)"
         if err.get("type") == "extra_forbidden":
             raise ConfigError(f"{where}: unknown key '{key}'", hint=_did_you_mean(loc)) from None
-        raise ConfigError(f"{where}: bad value for '{key}': {err.get('msg')}") from None
+        msg = str(err.get("msg", "")).removeprefix("Value error, ")
+        raise ConfigError(f"{where}: bad value for '{key}': {msg}") from None
 
 
 def _did_you_mean(loc: list[str]) -> str | None:

@@ -73,6 +73,11 @@ class BackendError(WikicError):
     """The LLM backend failed (runtime missing, server unreachable, generation failed)."""
 
 
+class ServerUnavailableError(BackendError):
+    """A model server could not answer (unreachable, HTTP 5xx, timed out); another server of
+    the same model may."""
+
+
 class GenerationError(BackendError):
     """The model produced output that is invalid even after one repair attempt."""
 

@@ -157,6 +157,7 @@ class BatchStats:
     row_steps: int = 0
     generated_tokens: int = 0
     decode_s: float = 0.0
+    repairs: int = 0  # replies that were not valid JSON for their schema and were asked again
 
     def __add__(self, other: BatchStats) -> BatchStats:
         return BatchStats(
@@ -167,6 +168,7 @@ class BatchStats:
             row_steps=self.row_steps + other.row_steps,
             generated_tokens=self.generated_tokens + other.generated_tokens,
             decode_s=self.decode_s + other.decode_s,
+            repairs=self.repairs + other.repairs,
         )
 
     @property

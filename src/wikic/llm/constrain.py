@@ -100,6 +100,11 @@ def generate_structured_batch(
     return out
 
 
+def repairs_in(generations: Iterable[Generation]) -> int:
+    """How many repair attempts these results took (a repaired result sums two calls' stats)."""
+    return sum(max(0, g.stats.calls - 1) for g in generations)
+
+
 def _validated(schema: type[BaseModel], generation: Generation, max_tokens: int) -> BaseModel | str:
     """The validated value, or what is wrong with the reply (for the repair prompt)."""
     if generation.finish_reason == "length":

@@ -32,6 +32,7 @@ from wikic.llm.constrain import (
     JsonMatcher,
     generate_structured,
     generate_structured_batch,
+    repairs_in,
 )
 from wikic.llm.framing import PromptFramer, eos_ids
 
@@ -125,7 +126,11 @@ class MlxBackend:
 
     def generate_batch(self, requests: Sequence[Request]) -> list[Generation]:
         """See `BatchBackend.generate_batch`: up to `batch_size` rows decoded in lockstep."""
-        return generate_structured_batch(self.generate_batch_once, requests)
+        out = generate_structured_batch(self.generate_batch_once, requests)
+        repairs = repairs_in(out)
+        if repairs:
+            self.batch_stats = self.batch_stats + BatchStats(repairs=repairs)
+        return out
 
     def generate_batch_once(self, requests: Sequence[Request]) -> list[Generation]:
         """One attempt per row: constrained by its schema, but neither validated nor repaired."""
