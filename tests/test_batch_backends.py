@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field, field_validator
 
+from tests.helpers.http_stub import sse
 from wikic.config import parse_config
 from wikic.errors import BackendError, GenerationError
 from wikic.llm.backend import (
@@ -147,15 +148,6 @@ class Stub:
         self.lock = threading.Lock()
 
 
-def _sse(content: str) -> bytes:
-    events = [
-        {"choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-        {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}},
-    ]
-    return ("".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n").encode()
-
-
 def _serve(stub: Stub) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -177,7 +169,7 @@ def _serve(stub: Stub) -> Iterator[str]:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            self.wfile.write(_sse(content))
+            self.wfile.write(sse(content))
 
         def log_message(self, *args: Any) -> None:
             pass

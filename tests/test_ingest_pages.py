@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from tests.helpers.wikitools import make_wiki
+from tests.helpers.wikitools import ingest_code_only, make_wiki
 from wikic.ingest.members import safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
@@ -26,16 +26,7 @@ def compile_docs(tmp_path: Path, docs: dict[str, str]) -> Vault:
     paths = make_wiki(tmp_path / "w")
     for name, text in docs.items():
         (paths.raw / name).write_text(text, encoding="utf-8")
-    silent = FakeBackend(lambda call: "no model", name="no model")
-    report = ingest(
-        paths,
-        IngestRequest(all_new=True),
-        extract_backend=lambda: silent,
-        write_backend=lambda: silent,
-        today=DAY,
-    )
-    assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
-    return Vault.load(paths.wiki)
+    return Vault.load(ingest_code_only(paths, DAY).wiki)
 
 
 def topic_pages(vault: Vault) -> dict[str, object]:

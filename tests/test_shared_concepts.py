@@ -10,8 +10,7 @@ import shutil
 from pathlib import Path
 
 from tests.helpers.golden import assert_matches_golden
-from tests.helpers.wikitools import make_wiki
-from wikic.ingest.pipeline import IngestRequest, ingest
+from tests.helpers.wikitools import ingest_code_only, make_wiki
 from wikic.ingest.shared import concept_name, shared_concepts
 from wikic.language.discussed import (
     about,
@@ -21,7 +20,6 @@ from wikic.language.discussed import (
     heading_terms,
 )
 from wikic.language.sentences import fact_sentences
-from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths, open_paths
 from wikic.vault.document import parse_document
 from wikic.vault.tree import Vault
@@ -100,16 +98,7 @@ def _compile(root: Path, files: dict[str, str], *, disable: str = "") -> WikiPat
         text = config.read_text(encoding="utf-8")
         config.write_text(text.replace("disable_finders: []", f"disable_finders: [{disable}]"))
         paths = open_paths(paths.root)
-    silent = FakeBackend(lambda call: "no model", name="no model")  # code only
-    report = ingest(
-        paths,
-        IngestRequest(all_new=True),
-        extract_backend=lambda: silent,
-        write_backend=lambda: silent,
-        today=DAY,
-    )
-    assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
-    return paths
+    return ingest_code_only(paths, DAY)
 
 
 SNAPSHOTS = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 from pathlib import Path
 
@@ -46,3 +47,21 @@ def git(root: Path, *args: str) -> str:
 
 def page_text(title: str, body: str = "Body.") -> str:
     return f"---\ntype: concept\ntitle: {title}\n---\n\n# {title}\n\n{body}\n"
+
+
+def ingest_code_only(paths: WikiPaths, today: dt.date) -> WikiPaths:
+    """`wikic ingest --all` with no model (every call answers nothing usable: code alone
+    compiles); every source must be ingested."""
+    from wikic.ingest.pipeline import IngestRequest, ingest
+    from wikic.llm.fake import FakeBackend
+
+    silent = FakeBackend(lambda call: "no model", name="no model")
+    report = ingest(
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: silent,
+        write_backend=lambda: silent,
+        today=today,
+    )
+    assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
+    return paths
