@@ -259,15 +259,14 @@ def two_sources(tmp_path: Path) -> WikiPaths:
     for name in ("kv-cache.md", "sliding-window.md"):
         shutil.copy(Path(__file__).parent / "data" / "ingest" / name, paths.raw / name)
     backend = two_source_script().backend()
-    for name in ("kv-cache.md", "sliding-window.md"):
-        report = ingest(
-            paths,
-            IngestRequest(paths=(paths.raw / name,)),
-            extract_backend=lambda: backend,
-            write_backend=lambda: backend,
-            today=DAY,
-        )
-        assert [o.status for o in report.outcomes] == ["ingested"], report.outcomes
+    report = ingest(  # one batch, one commit per source in order
+        paths,
+        IngestRequest(all_new=True),
+        extract_backend=lambda: backend,
+        write_backend=lambda: backend,
+        today=DAY,
+    )
+    assert [o.status for o in report.outcomes] == ["ingested", "ingested"], report.outcomes
     return paths
 
 

@@ -27,7 +27,7 @@ from wikic.vault.tree import Vault
 
 runner = CliRunner()
 # the fixture has two near-duplicate pages on purpose: that is what merge is for
-EXPECTED_BEFORE_MERGE = {"duplicate-title", "duplicate-from-one-ingest"}
+EXPECTED_BEFORE_MERGE = {"duplicate-title", "duplicate-from-one-ingest", "twin-facts"}
 
 
 @pytest.fixture
@@ -161,7 +161,16 @@ def test_merge_keeps_every_fact_and_contradiction(wiki: WikiPaths) -> None:
     analysis = (wiki.wiki / "analyses" / "how-big.md").read_text()
     assert f"([[concepts/kv-cache#^{FC}]])" in analysis
     _all_links_resolve(wiki)
-    assert _problems(wiki) == set()
+    # the merged page now holds the Prefix cache page's one fact: lint names that twin, with
+    # the merge to make, and nothing else
+    twins = [f for f in run_lint(wiki, LintOptions()).findings if f.rule == "twin-facts"]
+    assert [(f.page, f.hint) for f in twins] == [
+        (
+            "wiki/concepts/prefix-cache.md",
+            "Make them one page: wikic merge concepts/prefix-cache concepts/kv-cache",
+        )
+    ]
+    assert _problems(wiki) == {"twin-facts"}
     _undo_restores(wiki, before)
 
 

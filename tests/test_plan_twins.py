@@ -188,3 +188,40 @@ def test_the_name_rules() -> None:
     assert not names_within("rustc_codegen_ssa", "rustc")  # a code name is not its words
     assert not names_within("Consul", "Leader election")
     assert kept_apart("AWQ", "DWQ") and not kept_apart("pdm", "pdm sync")
+
+
+def test_of_two_names_with_the_same_facts_the_broader_one_keeps_the_page(tmp_path: Path) -> None:
+    texts = [
+        "A rotating KV cache keeps only the last window of keys and values.",
+        "Trimming a rotating KV cache is impossible once it has wrapped.",
+    ]
+    for order in ((0, 1), (1, 0)):  # whichever the source names first
+        topics = [
+            Topic("KV cache", "concept", (), ("s1", "s2")),
+            Topic("rotating KV cache", "concept", (), ("s1", "s2")),
+        ]
+        plan = _plan(tmp_path, texts, [topics[i] for i in order])
+        ((topic, target),) = plan.topics
+        assert target.title == "KV cache" and "rotating KV cache" in topic.aliases
+
+
+def test_the_subject_a_title_names_is_never_trimmed_away(tmp_path: Path) -> None:
+    """Not even for an existing page that takes the same sentences (it gives way to no page)."""
+    (tmp_path / "wiki" / "entities").mkdir(parents=True)
+    (tmp_path / "wiki" / "entities" / "gemma-3.md").write_text(
+        "---\ntype: entity\ntitle: Gemma 3\n---\n\n# Gemma 3\n\nGemma 3 is a model.\n"
+    )
+    texts = [
+        "Sliding-window attention limits each token to a window of recent tokens.",
+        "Gemma 3 interleaves local sliding-window layers with global layers.",
+    ]
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic("Gemma 3", "entity", (), ("s1", "s2")),
+            Topic("Sliding-window attention", "concept", (), ("s1", "s2"), subject=True),
+        ],
+    )
+    targets = {target.title: target.exists for _, target in plan.topics}
+    assert targets == {"Gemma 3": True, "Sliding-window attention": False}

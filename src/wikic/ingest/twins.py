@@ -22,7 +22,9 @@ gives way, by one of three named rules:
   (one small page after another took its sentences).
 
 A trim never takes a source off a page several sources of the batch make: the facts of a
-second source are what compounding is for (its contradictions too). Pages that existed before the batch are never
+second source are what compounding is for (its contradictions too). Nor does it remove the
+subject a source's title names (a source about sliding-window attention keeps that page even
+when the Gemma 3 page it also feeds holds the same two sentences). Pages that existed before the batch are never
 merged here (`wikic lint` reports those pairs,
 `twin-facts`); a new page twin of an existing one gives way to it.
 """
@@ -119,9 +121,18 @@ def _pages(
 
 def _lesser(a: _Page, b: _Page) -> tuple[_Page, _Page]:
     """(the page that gives way, the page it gives way to): a new page to an existing one or
-    to a title's subject, fewer facts to more, a heading's page to a term's."""
+    to a title's subject, fewer facts to more, a heading's page to a term's, a narrower name
+    to the one it holds (`rotating KV cache` to `KV cache`)."""
     rank = [
-        (p.target.exists, p.subject, len(p.facts), not p.heading, p.target.path) for p in (a, b)
+        (
+            p.target.exists,
+            p.subject,
+            len(p.facts),
+            not p.heading,
+            names_within(q.target.title, p.target.title),  # the broader name: `KV cache`
+            p.target.path,
+        )
+        for p, q in ((a, b), (b, a))
     ]
     return (a, b) if rank[0] < rank[1] else (b, a)
 
@@ -265,8 +276,9 @@ def _trim(plan: SourcePlan, lesser: _Page, other: _Page, spare: list[int]) -> No
             elif spare[0] and text not in other.openings and text not in lesser.openings:
                 mine.append(f)
                 spare[0] -= 1
-        if not mine and len(lesser.by_source) > 1:
-            return  # a trim never takes a source off a page another source makes too
+        if not mine and (len(lesser.by_source) > 1 or lesser.subject):
+            return  # a trim never takes a source off a page another source makes too, nor
+            # removes the subject a source's title names
         if mine:
             plan.topics[i] = (replace(topic, facts=tuple(mine)), target)
         else:
