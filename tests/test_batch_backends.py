@@ -4,16 +4,14 @@ OpenAI-compatible server on 127.0.0.1, and the `generate_batch` fallback for oth
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, Field, field_validator
 
-from tests.helpers.http_stub import sse
+from tests.helpers.http_stub import StubServer
 from wikic.config import parse_config
 from wikic.errors import BackendError, GenerationError
 from wikic.llm.backend import (
@@ -136,61 +134,12 @@ def test_batch_stats_add_up() -> None:
 # -- HttpBackend against a stub server ---------------------------------------------------------
 
 
-class Stub:
-    """Answers every request after `delay_s` with `answer(body)`; tracks requests in flight."""
-
-    def __init__(self, answer: Callable[[dict[str, Any]], str]) -> None:
-        self.answer = answer
-        self.delay_s = 0.2
-        self.in_flight = 0
-        self.most_in_flight = 0
-        self.bodies: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-
-
-def _serve(stub: Stub) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-            with stub.lock:
-                stub.bodies.append(body)
-                stub.in_flight += 1
-                stub.most_in_flight = max(stub.most_in_flight, stub.in_flight)
-            time.sleep(stub.delay_s)
-            with stub.lock:
-                stub.in_flight -= 1
-            content = stub.answer(body)
-            if content.startswith("HTTP "):
-                self.send_response(int(content[5:8]))
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(b'{"error": {"message": "overloaded"}}')
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(sse(content))
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def _last_user(body: dict[str, Any]) -> str:
     return str(body["messages"][-1]["content"])
 
 
 @pytest.fixture
-def city_stub() -> Iterator[tuple[Stub, str]]:
+def city_stub() -> Iterator[tuple[StubServer, str]]:
     """Replies {"city": <the prompt>}; a prompt starting with "bad" gets invalid JSON until
     its repair prompt (which quotes the error) comes."""
 
@@ -202,12 +151,15 @@ def city_stub() -> Iterator[tuple[Stub, str]]:
             return "HTTP 503"
         return json.dumps({"city": prompt.split()[0][:20]})
 
-    stub = Stub(answer)
-    yield from ((stub, url) for url in _serve(stub))
+    stub = StubServer(answer, delay_s=0.2)
+    try:
+        yield stub, stub.url
+    finally:
+        stub.kill()
 
 
 def test_http_batch_runs_requests_concurrently_up_to_the_bound(
-    city_stub: tuple[Stub, str],
+    city_stub: tuple[StubServer, str],
 ) -> None:
     stub, url = city_stub
     backend = HttpBackend(base_url=url, model="m", concurrency=3)
@@ -223,7 +175,7 @@ def test_http_batch_runs_requests_concurrently_up_to_the_bound(
     assert all(b["response_format"]["json_schema"]["name"] == "City" for b in stub.bodies)
 
 
-def test_http_batch_repairs_the_invalid_row_alone(city_stub: tuple[Stub, str]) -> None:
+def test_http_batch_repairs_the_invalid_row_alone(city_stub: tuple[StubServer, str]) -> None:
     stub, url = city_stub
     stub.delay_s = 0.0
     backend = HttpBackend(base_url=url, model="m", concurrency=4)
@@ -234,7 +186,7 @@ def test_http_batch_repairs_the_invalid_row_alone(city_stub: tuple[Stub, str]) -
     assert backend.batch_stats.repairs == 1 and backend.batch_stats.rows == 4
 
 
-def test_http_batch_raises_when_the_server_fails(city_stub: tuple[Stub, str]) -> None:
+def test_http_batch_raises_when_the_server_fails(city_stub: tuple[StubServer, str]) -> None:
     stub, url = city_stub
     stub.delay_s = 0.0
     backend = HttpBackend(base_url=url, model="m", concurrency=2)
@@ -244,7 +196,7 @@ def test_http_batch_raises_when_the_server_fails(city_stub: tuple[Stub, str]) ->
         backend.generate_batch([Request([user("x")], max_tokens=0)])
 
 
-def test_batch_size_setting_bounds_http_concurrency(city_stub: tuple[Stub, str]) -> None:
+def test_batch_size_setting_bounds_http_concurrency(city_stub: tuple[StubServer, str]) -> None:
     _, url = city_stub
     config = parse_config(
         {"backend": "http", "http": {"base_url": url}, "generation": {"batch_size": 5}}

@@ -37,6 +37,7 @@ class StubServer:
         self.answer = answer
         self.delay_s = delay_s
         self.requests = 0
+        self.bodies: list[dict[str, Any]] = []  # every request's body, in arrival order
         self.answered = 0
         self.most_in_flight = 0
         self.die_after: int | None = None  # kill the server when this many requests came in
@@ -50,6 +51,7 @@ class StubServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 with stub._lock:
                     stub.requests += 1
+                    stub.bodies.append(body)
                     stub._in_flight += 1
                     stub.most_in_flight = max(stub.most_in_flight, stub._in_flight)
                     if stub.die_after is not None and stub.requests >= stub.die_after:
