@@ -80,6 +80,9 @@ class Topic:
     subject: bool = False  # what the document's title names (`language.section_topics.title_topic`)
     spare: bool = False  # beyond the page cap: a page only in a place the plan frees
     from_model: bool = False  # named by the model only: a page after those code finds
+    # commands, options, keys and files twin folding listed on this page (`ingest.twins`,
+    # `LIST`): rows of the page, each a name it is found by
+    listed: tuple[str, ...] = ()
 
     @property
     def weight(self) -> int:

@@ -22,7 +22,15 @@ from wikic.vault.document import render_source_body
 from wikic.vault.links import link
 from wikic.vault.pages import Page, to_tag
 from wikic.vault.prose import escape
-from wikic.vault.sections import RELATED, SOURCES, USAGE, Body, split_body
+from wikic.vault.sections import (
+    CONTRADICTIONS,
+    RELATED,
+    SOURCES,
+    USAGE,
+    Body,
+    bullets,
+    split_body,
+)
 from wikic.vault.topic_page import (
     Fact,
     add_contradictions,
@@ -34,6 +42,7 @@ from wikic.vault.topic_page import (
 
 log = logging.getLogger(__name__)
 MAX_RELATED = 8
+LISTED = "Listed here"  # rows of the commands, options and keys whose facts the page holds
 
 
 # -- source pages ---------------------------------------------------------------------------
@@ -117,12 +126,16 @@ class TopicEdit:
     # leaves it as it is (the summary is kept)
     derived: bool | None = None
     lead_citation: str = ""
+    # commands, options, keys and files listed on the page (`ingest.twins.LIST`): (name, the
+    # citation of its fact), a row each under `LISTED`; each name is an alias too
+    listed: tuple[tuple[str, str], ...] = ()
 
 
 def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> Page:
     body = split_body(existing.body) if existing else Body(lead=f"# {edit.title}\n")
     facts, _ = add_facts(body, edit.new_facts, edit.section_of)
     _merge_usage(body, edit.usage)
+    merge_rows(body, edit.listed)
     merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
     merge_links(body, SOURCES, [source_link(edit.source_page, edit.source_title)])
     open_count = add_contradictions(body, edit.contradictions)
@@ -139,8 +152,9 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     elif edit.derived is False:
         props.pop("opening", None)
     aliases = [str(a) for a in props.get("aliases") or []]
-    for alias in edit.aliases:
-        if not related(alias, title):
+    rows = {name for name, _ in edit.listed}
+    for alias in (*edit.aliases, *rows):
+        if alias not in rows and not related(alias, title):
             continue  # a neighbouring topic, not another name for this one
         if alias.casefold() != title.casefold() and alias.casefold() not in {
             a.casefold() for a in aliases
@@ -190,3 +204,23 @@ def _merge_usage(body: Body, examples: Sequence[str]) -> None:
     added = [e for e in examples if e.rsplit("\n", 1)[-1] not in current]
     if added:
         body.set(USAGE, "\n\n".join(p for p in [current.strip("\n"), *added] if p))
+
+
+def merge_rows(body: Body, rows: Sequence[tuple[str, str]]) -> None:
+    """Add a row `- `name` — citation` to the `LISTED` section for each of `rows` the page
+    does not list yet (a row is known by its name), the section before `## Related`."""
+    current = body.get(LISTED)
+    have = {b.text.split(" — ", 1)[0].strip("`").casefold() for b in bullets(current)}
+    added = [f"- `{n}` — {c}".rstrip(" —") for n, c in rows if n.casefold() not in have]
+    if not added:
+        return
+    text = "\n".join(p for p in [(current or "").strip("\n"), *added] if p)
+    if current is not None:
+        body.set(LISTED, text)
+        return
+    after = {RELATED.casefold(), CONTRADICTIONS.casefold(), SOURCES.casefold()}
+    at = next(
+        (i for i, (n, _) in enumerate(body.sections) if n.casefold() in after),
+        len(body.sections),
+    )
+    body.sections.insert(at, (LISTED, text))

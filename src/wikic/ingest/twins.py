@@ -10,9 +10,15 @@ gives way, by one of three named rules:
 - `MERGE`: the lesser page names the other or a narrower thing of it (`resolve.names_within`:
   its words hold all of the other's, `uv tree` / `uv`, `key value pair` / `key value`; an
   abbreviation; the last part of a command, `mlx_lm.awq` / `AWQ`), and the names are not
-  `resolve.kept_apart`; or it is thin and names itself in none of its own facts (`earns_page`:
-  a heading's label, "Clearing the Cache"). The lesser page becomes the other: one page, its
-  name an alias where it is one.
+  `resolve.kept_apart`. The lesser page becomes the other: one page, its name an alias.
+  A lesser page that is thin and names itself in none of its own facts (`earns_page`: a
+  heading's label, "Clearing the Cache") is merged too, but takes along only the facts the
+  other page's subject is in: those already on it and those that name it. Its other facts
+  stay on its source's page; moved, they made a word ("Specification") a page of every
+  document's sentences about something else.
+- `LIST`: such a thin page of a command, option, flag, key or file (`uv venv`, `git lfs track`,
+  `lfs.url`; issue 32: a member of the page that holds its facts) is merged the same way and
+  becomes a row of the other page, its name listed there (and an alias, so it is found).
 - `TRIM`: two things (distinct enumerated names `AWQ`/`DWQ`, two code names
   `package_tea`/`package_water`, or names of unrelated words: `Consul` / `Leader election`).
   The lesser page keeps its own facts and fewer shared ones than `TWIN_SHARE` of it, never the
@@ -38,7 +44,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from wikic.language.grounding import mentions
-from wikic.language.name_rules import kept_apart, names_within
+from wikic.language.name_rules import code_name, kept_apart, names_within
 from wikic.language.openings import defining_text, opening_fault
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
@@ -48,6 +54,7 @@ TWIN_SHARE = 0.6  # of a page's facts on another page: the two read as one conce
 RICH = 3  # facts of a page that is not thin (issue 32: at most 25 % of pages have fewer)
 MERGE = "merge"
 TRIM = "trim"
+LIST = "list"
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class _Page:
     subject: bool  # a source's title names it (`Topic.subject`): it never gives way
     names: tuple[str, ...]  # its title and the names its topics were given
     by_source: tuple[frozenset[str], ...]  # the folded texts of each source's facts on it
+    code: bool = False  # a command, option, key or file: every topic on it is precise
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each step folds every planned fact again
@@ -78,11 +86,15 @@ def _pages(
     names: dict[str, dict[str, None]] = {}
     leads: dict[str, set[str]] = {}
     by_source: dict[str, list[frozenset[str]]] = {}
+    code: dict[str, bool] = {}
     for plan in plans:
         sentences = plan.extraction.sentences
         for topic, target in plan.topics:
             targets[target.path] = target
             heading[target.path] = heading.get(target.path, True) and topic.from_heading
+            code[target.path] = code.get(target.path, True) and (
+                topic.precise or code_name(topic.name)
+            )
             if topic.subject:
                 subject.add(target.path)
             names.setdefault(target.path, {target.title: None}).update(
@@ -114,6 +126,7 @@ def _pages(
             path in subject,
             tuple(names[path]),
             tuple(by_source[path]),
+            code[path],
         )
         for path, have in facts.items()
     }
@@ -219,15 +232,17 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
             break
         lesser, other = pair
         rule = rule_for(lesser, other)
+        taken: frozenset[str] | None = None  # the facts a merge takes along (None: all)
         if rule == TRIM and not earns_page(lesser, other):
-            rule = MERGE
+            rule = LIST if lesser.code else MERGE
+            taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
         spare = [_spare(len(set(lesser.facts) - set(other.facts)))]
         for plan in plans:
-            if rule == MERGE:
-                _merge(plan, lesser.target, other.target)
-            else:
+            if rule == TRIM:
                 _trim(plan, lesser, other, spare)
+            else:
+                _merge(plan, lesser.target, other.target, taken, listed=rule == LIST)
         if [p.topics for p in plans] == before:
             settled.add((lesser.target.path, other.target.path))
         else:
@@ -235,23 +250,69 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
     return done
 
 
-def _merge(plan: SourcePlan, lesser: PageTarget, other: PageTarget) -> None:
+def about(lesser: _Page, other: _Page) -> frozenset[str]:
+    """The folded facts of `lesser` that may go onto `other` when a page that does not earn
+    its own gives way: those `other` holds already, and those that name `other` (or, for a
+    row of it, `lesser`). A fact that names neither is about something else: moved, it made
+    a generic word a page of other documents' sentences."""
+    names = [*other.names, *(lesser.names if lesser.code else ())]
+    theirs = set(other.facts)
+    return frozenset(
+        f
+        for f, t in zip(lesser.facts, lesser.texts, strict=True)
+        if f in theirs or mentions(names, t)
+    )
+
+
+def _merge(
+    plan: SourcePlan,
+    lesser: PageTarget,
+    other: PageTarget,
+    taken: frozenset[str] | None = None,
+    *,
+    listed: bool = False,
+) -> None:
+    """`lesser`'s topic in `plan` made `other`'s: its names aliases (`listed`: its name a row
+    of `other`), its facts `taken` (all when None) added."""
     at = [i for i, (_, t) in enumerate(plan.topics) if t.path == lesser.path]
     if not at:
         return
     topic = plan.topics[at[0]][0]
+    sentences = plan.extraction.sentences
+    facts = tuple(
+        f
+        for f in topic.facts
+        if taken is None or (f in sentences and _fold(sentences[f].text) in taken)
+    )
+    if len(facts) < len(topic.facts):
+        plan.dropped.append(
+            f"{topic.name} ({len(topic.facts) - len(facts)} of its facts name not {other.title}:"
+            " they stay on the source's page)"
+        )
     names = (topic.name, *topic.aliases)
+    rows = (topic.name,) if listed else ()
     into = next((i for i, (_, t) in enumerate(plan.topics) if t.path == other.path), None)
     if into is None:
-        plan.topics[at[0]] = (replace(topic, name=other.title, aliases=_unique(names)), other)
+        if facts:
+            moved = replace(
+                topic,
+                name=other.title,
+                aliases=_unique(names),
+                facts=facts,
+                listed=_unique((*topic.listed, *rows)),
+            )
+            plan.topics[at[0]] = (moved, other)
+        else:
+            del plan.topics[at[0]]
         return
     kept, target = plan.topics[into]
     plan.topics[into] = (
         replace(
             kept,
             aliases=_unique((*kept.aliases, *names)),
-            facts=_unique((*kept.facts, *topic.facts)),
+            facts=_unique((*kept.facts, *facts)),
             usage=_unique((*kept.usage, *topic.usage)),
+            listed=_unique((*kept.listed, *topic.listed, *rows)),
         ),
         target,
     )

@@ -208,6 +208,7 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
             section_of=job.sections.of,
             derived=bool(derived) if derived or summary else None,
             lead_citation=lead_citation,
+            listed=_rows(topic, new_facts),
         )
         out.pages[target.path] = apply_topic_edit(existing, edit, job.today)
         (out.updated if existing else out.created).append(target.path)
@@ -226,6 +227,18 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
         _section_links(plan, links),
     )
     return out
+
+
+def _rows(topic: Topic, facts: Sequence[Fact]) -> tuple[tuple[str, str], ...]:
+    """(name, citation) of each name `topic` lists (`ingest.twins.LIST`): the citation of the
+    first of `facts` that names it, else of the first fact."""
+    rows = []
+    for name in topic.listed:
+        cited = [f for f in facts if f.citations]
+        naming = [f for f in cited if grounding.mentions([name], f.text) or name in f.text]
+        chosen = (naming or cited)[:1]
+        rows.append((name, chosen[0].citations[0] if chosen else ""))
+    return tuple(rows)
 
 
 def _derived(
