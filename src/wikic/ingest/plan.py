@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.labels import drop_shared_labels
 from wikic.ingest.members import place_topics
 from wikic.ingest.resolve import (
     ConceptIndex,
@@ -209,6 +210,7 @@ def plan_batch(
             seen.add(target.path)
             plan.topics.append((topic, target))
         plans.append(plan)
+    drop_shared_labels(plans, vault)
     add_shared_pages(plans, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
