@@ -1,0 +1,231 @@
+"""What a page that gives way takes along (`ingest.twins`), and section labels shared by two
+sources (`ingest.labels`): a thin heading page merged into another takes only the facts that
+name it; a thin command, option or key page becomes a row and an alias of the page holding its
+facts (issue 32); a section's label never gathers another source's sentences. Constructed
+sources."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.render import LISTED, TopicEdit, apply_topic_edit
+from wikic.language.sentences import Sentence
+from wikic.vault.document import parse_document
+from wikic.vault.sections import RELATED, split_body
+from wikic.vault.sources import Source
+from wikic.vault.topic_page import Fact
+from wikic.vault.tree import Vault
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _extraction(texts: list[str], topics: list[Topic], name: str = "notes") -> Extraction:
+    text = "# Notes\n\n" + "\n\n".join(texts) + "\n"
+    source = Source(f"raw/{name}.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename=f"{name}.md")
+    sentences = {f"s{i}": Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)}
+    return Extraction(source, name, texts[0], doc, sentences, topics)
+
+
+def _plans(tmp_path: Path, *sources: Extraction) -> list[SourcePlan]:
+    (tmp_path / "wiki").mkdir(exist_ok=True)
+    return plan_batch(
+        list(sources), Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=10
+    )
+
+
+def _pages(plan: SourcePlan) -> dict[str, Topic]:
+    return {target.title: topic for topic, target in plan.topics}
+
+
+DRIVER = [
+    "The driver factory registers one SQLite driver per name.",
+    "Each driver of the driver factory disables checkpoint on close.",
+    "A registered name cannot be reused.",
+    "The driver factory is safe for concurrent use.",
+    "Tests replace the driver factory with a stub.",
+]
+
+
+def test_a_thin_heading_page_merged_away_leaves_behind_the_facts_that_name_its_other_not(
+    tmp_path: Path,
+) -> None:
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            DRIVER,
+            [
+                Topic("Driver factory", "concept", (), ("s1", "s2", "s4", "s5")),
+                Topic("Package design", "concept", (), ("s1", "s2", "s3"), from_heading=True),
+            ],
+        ),
+    )
+    pages = _pages(plan)
+    assert list(pages) == ["Driver factory"]
+    assert "s3" not in pages["Driver factory"].facts  # it names neither page
+    assert any("Package design" in d for d in plan.dropped)
+
+
+def test_a_thin_heading_page_merged_away_takes_along_a_fact_that_names_its_other(
+    tmp_path: Path,
+) -> None:
+    texts = [*DRIVER[:2], "The driver factory panics on a reused name.", *DRIVER[3:]]
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            texts,
+            [
+                Topic("Driver factory", "concept", (), ("s1", "s2", "s4", "s5")),
+                Topic("Package design", "concept", (), ("s1", "s2", "s3"), from_heading=True),
+            ],
+        ),
+    )
+    assert set(_pages(plan)["Driver factory"].facts) == {"s1", "s2", "s3", "s4", "s5"}
+
+
+UV = [
+    "Python discovery finds the interpreter uv installs into.",
+    "An activated virtual environment is found from `VIRTUAL_ENV`.",
+    "If no virtual environment is found, uv prompts to create one with `uv venv`.",
+    "A Conda environment is found from `CONDA_PREFIX`.",
+]
+
+
+def test_a_command_page_whose_facts_are_on_another_page_becomes_its_row(
+    tmp_path: Path,
+) -> None:
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            UV,
+            [
+                Topic("Python discovery", "concept", (), ("s1", "s2", "s3", "s4")),
+                Topic("uv venv", "concept", (), ("s3",), precise=True),
+            ],
+        ),
+    )
+    pages = _pages(plan)
+    assert list(pages) == ["Python discovery"]
+    assert pages["Python discovery"].listed == ("uv venv",)
+
+
+def test_a_plain_word_page_that_gives_way_is_not_listed(tmp_path: Path) -> None:
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            UV,
+            [
+                Topic("Python discovery", "concept", (), ("s1", "s2", "s3", "s4")),
+                Topic("Discovery order", "concept", (), ("s4",), from_heading=True),
+            ],
+        ),
+    )
+    assert list(_pages(plan)) == ["Python discovery"]
+    assert _pages(plan)["Python discovery"].listed == ()
+
+
+def _edit(listed: tuple[tuple[str, str], ...]) -> TopicEdit:
+    fact = Fact("f-000001", UV[2], ("[[sources/uv#^p3]]",))
+    return TopicEdit(
+        path="concepts/python-discovery.md",
+        title="Python discovery",
+        type="concept",
+        aliases=(),
+        new_facts=(fact,),
+        summary=UV[0],
+        contradictions=(),
+        related=("[[concepts/uv|uv]]",),
+        source_page="sources/uv.md",
+        source_title="uv",
+        listed=listed,
+    )
+
+
+def test_a_listed_name_is_a_cited_row_before_related_and_an_alias() -> None:
+    row = (("uv venv", "[[sources/uv#^p3]]"),)
+    page = apply_topic_edit(None, _edit(row), dt.date(2026, 1, 1))
+    assert page.props["aliases"] == ["uv venv"]  # its words share none with the title's
+    body = split_body(page.body)
+    assert (body.get(LISTED) or "").strip() == "- `uv venv` — [[sources/uv#^p3]]"
+    names = [n for n, _ in body.sections]
+    assert names.index(LISTED) == names.index(RELATED) - 1
+    again = apply_topic_edit(page, _edit(row), dt.date(2026, 1, 2))
+    assert split_body(again.body).get(LISTED) == body.get(LISTED)  # one row per name
+    assert again.props["aliases"] == ["uv venv"]
+
+
+def test_a_page_without_listed_names_has_no_row_section() -> None:
+    page = apply_topic_edit(None, _edit(()), dt.date(2026, 1, 1))
+    assert split_body(page.body).get(LISTED) is None and page.props["aliases"] == []
+
+
+def _section(name: str, subject: str, body: list[str]) -> Extraction:
+    texts = [f"The {subject} is described here.", *body]
+    ids = tuple(f"s{i}" for i in range(2, len(texts) + 1))
+    return _extraction(
+        texts,
+        [
+            Topic(subject, "concept", (), ("s1",), subject=True),
+            Topic("Specification", "concept", (), ids, from_heading=True),
+        ],
+        name=name,
+    )
+
+
+LEDGER = ["Every line holds a date and a payee.", "Amounts in one entry sum to zero."]
+TILES = ["The header stores the map width.", "Tiles follow in row order."]
+
+
+def test_a_section_label_two_sources_share_gathers_neither(tmp_path: Path) -> None:
+    plans = _plans(
+        tmp_path, _section("ledger", "ledger format", LEDGER), _section("tiles", "tilemap", TILES)
+    )
+    assert all("Specification" not in _pages(p) for p in plans)
+    assert all(any("a section's label" in d for d in p.dropped) for p in plans)
+
+
+def test_a_section_label_of_one_source_keeps_its_page(tmp_path: Path) -> None:
+    (plan,) = _plans(tmp_path, _section("ledger", "ledger format", LEDGER))
+    assert "Specification" in _pages(plan)
+
+
+def test_a_heading_whose_sentences_name_it_is_no_label(tmp_path: Path) -> None:
+    named = ["The specification fixes one line per entry.", "The specification is short."]
+    plans = _plans(
+        tmp_path, _section("ledger", "ledger format", named), _section("tiles", "tilemap", TILES)
+    )
+    assert "Specification" in _pages(plans[0])
+    assert "Specification" not in _pages(plans[1])
+
+
+def _check_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "check_fact_subjects", REPO / "scripts/check_fact_subjects.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["check_fact_subjects"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_check_counts_facts_that_name_neither_the_page_nor_follow_one_that_does() -> None:
+    stray = _check_script().stray_facts
+    a, b = frozenset({"sources/a"}), frozenset({"sources/b"})
+    facts = [
+        ("The ledger format stores lines.", a, ()),
+        ("It is plain text.", a, ()),  # follows a fact that names it
+        ("Tiles follow in row order.", b, ("Specification",)),
+        ("The header stores the width.", b, ()),
+    ]
+    assert stray(["Ledger format"], facts, headings=False) == [
+        "Tiles follow in row order.",
+        "The header stores the width.",
+    ]
+    assert stray(["Specification"], facts[2:], headings=True) == []
