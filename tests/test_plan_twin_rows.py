@@ -229,3 +229,46 @@ def test_the_check_counts_facts_that_name_neither_the_page_nor_follow_one_that_d
         "The header stores the width.",
     ]
     assert stray(["Specification"], facts[2:], headings=True) == []
+
+
+def test_a_trim_leaves_the_smaller_other_page_below_the_twin_share_too(tmp_path: Path) -> None:
+    """A title's subject (never trimmed) most of whose facts are on an option's page two
+    sources write (never taken off it): the option's page keeps the second source, with fewer
+    of the subject's facts than make the two twins from the subject's side."""
+    tips = [
+        "Token generation is slow when layers stay on the CPU.",
+        "Offloading layers with `--n-gpu-layers` raises tokens per second.",
+        "Using `--n-gpu-layers` 35 puts every layer on the GPU.",
+        "Too many `--n-gpu-layers` exhaust GPU memory.",
+        "A value of 0 for `--n-gpu-layers` keeps the model on the CPU.",
+        "Build with CUDA so that `--n-gpu-layers` is accepted.",
+    ]
+    bench = [
+        "The `--n-gpu-layers` option of llama-bench takes a list of values.",
+        "Each value of `--n-gpu-layers` is one test run.",
+        "Results of `--n-gpu-layers` runs go to one table.",
+    ]
+    first, second = _plans(
+        tmp_path,
+        _extraction(
+            tips,
+            [
+                Topic(
+                    "Token generation", "concept", (), ("s1", "s2", "s3", "s4", "s5"), subject=True
+                ),
+                Topic(
+                    "--n-gpu-layers", "concept", (), ("s2", "s3", "s4", "s5", "s6"), precise=True
+                ),
+            ],
+            name="tips",
+        ),
+        _extraction(
+            bench,
+            [Topic("--n-gpu-layers", "concept", (), ("s1", "s2", "s3"), precise=True)],
+            name="bench",
+        ),
+    )
+    subject = set(_pages(first)["Token generation"].facts)
+    option = set(_pages(first)["--n-gpu-layers"].facts)
+    assert len(subject & option) < 0.6 * len(subject)
+    assert "--n-gpu-layers" in _pages(second)

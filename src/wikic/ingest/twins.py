@@ -38,6 +38,7 @@ merged here (`wikic lint` reports those pairs,
 from __future__ import annotations
 
 import functools
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -218,6 +219,13 @@ def _spare(own: int) -> int:
     return int(max(0, -(-own * TWIN_SHARE // (1 - TWIN_SHARE)) - 1))
 
 
+def _below(facts: int) -> int:
+    """Shared facts the lesser page may keep so that they are fewer than `TWIN_SHARE` of the
+    other's `facts` too: the pair is twins from either side (a title's subject of five facts,
+    four of them on an option's page that two sources write, was twins of it still)."""
+    return max(0, math.ceil(TWIN_SHARE * facts) - 1)
+
+
 def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
     """Resolve every twin pair of the batch's plans in place; (rule, lesser title, other
     title) of each, in order."""
@@ -237,7 +245,7 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
             rule = LIST if lesser.code else MERGE
             taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
-        spare = [_spare(len(set(lesser.facts) - set(other.facts)))]
+        spare = [min(_spare(len(set(lesser.facts) - set(other.facts))), _below(len(other.facts)))]
         for plan in plans:
             if rule == TRIM:
                 _trim(plan, lesser, other, spare)
