@@ -757,9 +757,10 @@ def prepare_wiki(
     files: Sequence[str],
     batch_size: int | None = None,
     disabled_finders: Sequence[str] = (),
+    extraction: str | None = None,
 ) -> None:
-    """`wikic init` in `root` (with `generation.batch_size` and `ingest.disable_finders` when
-    given), then the chosen documents copied into raw/."""
+    """`wikic init` in `root` (with `generation.batch_size`, `ingest.disable_finders` and
+    `ingest.extraction` when given), then the chosen documents copied into raw/."""
     done = subprocess.run(
         [wikic_executable(), "init", str(root), "--json"], capture_output=True, text=True
     )
@@ -771,6 +772,8 @@ def prepare_wiki(
         _set_config_line(
             root, r"^(\s+disable_finders:) \[\]", rf"\1 [{', '.join(disabled_finders)}]"
         )
+    if extraction is not None:
+        _set_config_line(root, r"^(\s+extraction:) \w+", rf"\1 {extraction}")
     for name in files:
         shutil.copy2(corpus / name, root / "raw" / name)
 
@@ -1174,7 +1177,9 @@ def ablate(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, A
     and on the held-out corpus (numbers only: it is not read)."""
     if not args.code_only:
         raise BenchError("--ablate needs --code-only (a compile per finder)")
-    clashing = [o for o in ("wiki", "keep", "without", "qa", "batch_size") if getattr(args, o)]
+    clashing = [
+        o for o in ("wiki", "keep", "without", "qa", "batch_size", "extraction") if getattr(args, o)
+    ]
     if clashing:
         raise BenchError(f"--ablate compiles its own wikis: drop --{clashing[0].replace('_', '-')}")
     corpus = args.corpus.resolve()
@@ -1260,6 +1265,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="generation.batch_size of the compiled wiki (default: wikic's default)",
     )
     p.add_argument(
+        "--extraction",
+        choices=("model", "code"),
+        help="ingest.extraction of the compiled wiki: model asks the model about every window, "
+        "code uses the topic finders alone (default: wikic's default)",
+    )
+    p.add_argument(
         "--code-only",
         action="store_true",
         help="compile with every model call failing: what code alone finds (seconds, no "
@@ -1342,6 +1353,10 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         outcomes: dict[str, dict[str, Any]] = {}
         if args.wiki and args.code_only:
             raise BenchError("--wiki measures a compiled wiki; --code-only compiles one: use one")
+        if args.code_only and args.extraction:
+            raise BenchError("--code-only makes no model call: --extraction has nothing to set")
+        if args.wiki and args.extraction:
+            raise BenchError("--wiki measures a compiled wiki: --extraction sets a new one's")
         if args.wiki and args.without:
             raise BenchError("--wiki measures a compiled wiki; --without compiles one: use one")
         if args.heldout:
@@ -1365,7 +1380,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             if args.keep and args.keep.exists():
                 raise BenchError(f"{args.keep} exists: --keep needs a new folder")
             root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
-            prepare_wiki(root, corpus, files, args.batch_size, disabled)
+            prepare_wiki(root, corpus, files, args.batch_size, disabled, args.extraction)
         if not args.wiki and args.code_only:
             wall = code_only_ingest(root)
             skipped.append(
@@ -1427,6 +1442,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         },
         "batch_size": config.generation.batch_size,
         "disabled_finders": list(config.ingest.disable_finders),
+        "extraction": "none (--code-only)" if args.code_only else config.ingest.extraction,
         "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
         "fragment_check": checker,
         "files": files,

@@ -356,8 +356,9 @@ def test_a_compile_can_be_asked_at_another_batch_size(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "a.md").write_text(DOC_A, encoding="utf-8")
-    bc.prepare_wiki(tmp_path / "w", corpus, ["a.md"], batch_size=16)
-    assert load_config(tmp_path / "w" / "wikic.yaml").generation.batch_size == 16
+    bc.prepare_wiki(tmp_path / "w", corpus, ["a.md"], batch_size=16, extraction="code")
+    config = load_config(tmp_path / "w" / "wikic.yaml")
+    assert config.generation.batch_size == 16 and config.ingest.extraction == "code"
     assert (tmp_path / "w" / "raw" / "a.md").read_text(encoding="utf-8") == DOC_A
 
 

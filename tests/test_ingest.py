@@ -403,3 +403,43 @@ def test_a_write_batch_that_fails_is_asked_again_per_source(tmp_path: Path) -> N
     assert len(backend.batches) == 4  # extraction, the shared write batch, then one per source
     stems = {p.stem for p in Vault.load(paths.wiki)}
     assert "alpha" in stems and "beta" not in stems
+
+
+def _topic_pages(paths) -> dict[str, list[str]]:
+    """Each topic page's facts (the `## Facts` section's text), by path."""
+    vault = Vault.load(paths.wiki)
+    return {
+        rel: page.body.split("## Facts", 1)[-1].strip().splitlines()
+        for rel, page in vault.pages.items()
+        if rel.startswith(("concepts/", "entities/"))
+    }
+
+
+def test_extraction_code_asks_no_window_and_makes_the_pages_code_alone_makes(tmp_path) -> None:
+    """`ingest.extraction: code`: no extraction call at all (the model still writes the source
+    pages' summaries), and the topic pages are those code makes when every model call fails."""
+    from wikic.llm.fake import FakeBackend
+    from wikic.paths import open_paths
+
+    def wiki_with(mode: str, name: str):
+        paths = make_wiki(tmp_path / name)
+        config = paths.root / "wikic.yaml"
+        config.write_text(config.read_text().replace("extraction: model", f"extraction: {mode}"))
+        for source in ("kv-cache.md", "sliding-window.md"):
+            shutil.copy(DATA / source, paths.raw / source)
+        return open_paths(paths.root)
+
+    coded = wiki_with("code", "code")
+    assert coded.config.ingest.extraction == "code"
+    backend = two_source_script().backend()
+    run(coded, backend, all_new=True)
+    asked = _schemas_asked(backend)
+    assert "Extraction" not in asked and asked.count("SourceSummary") == 2
+
+    asked_model = two_source_script().backend()
+    run(wiki_with("model", "model"), asked_model, all_new=True)
+    assert "Extraction" in _schemas_asked(asked_model)
+
+    silent = wiki_with("model", "silent")
+    run(silent, FakeBackend(lambda call: "no model", name="no model"), all_new=True)
+    assert _topic_pages(coded) == _topic_pages(silent) != {}

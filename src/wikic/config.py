@@ -20,6 +20,7 @@ CONFIG_NAME = "wikic.yaml"
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 RoleName = Literal["extract", "write", "query", "lint"]
 PageSummary = Literal["fact", "model"]
+ExtractionMode = Literal["model", "code"]
 
 
 class _Section(BaseModel):
@@ -92,6 +93,10 @@ class IngestConfig(_Section):
     # model call); model: the model writes one or two sentences from the page's facts (for
     # larger models; see ingest.write)
     page_summary: PageSummary = "fact"
+    # model: the model is asked, window by window, which of code's candidate names each passage
+    # is about and which sentences say so (merged with what code finds); code: topics come from
+    # the topic finders alone and no extraction call is made (see docs/ingest.md, "Extraction")
+    extraction: ExtractionMode = "model"
     # topic finders switched off, by name (`wikic.language.finders.FINDERS`,
     # docs/topic-finders.md); an unknown name is an error when ingest starts
     disable_finders: list[str] = Field(default_factory=list)

@@ -173,7 +173,11 @@ def prepare_extraction(
     named = [[n for n in names if grounding.names_in([n], _window_text(w))] for w in windows]
     # a window that names none of the source's candidates is not asked: the model may only
     # choose a candidate, and a topic keeps only the facts that name it (`ground_topics`)
-    asked = tuple(i for i, found in enumerate(named) if found or not names)
+    asked = (
+        ()
+        if config.extraction == "code"  # the topic finders alone: no window is asked
+        else tuple(i for i, found in enumerate(named) if found or not names)
+    )
     requests = [
         _window_request(
             head,
@@ -208,7 +212,7 @@ def finish_extraction(
     if not job.episode:  # an episode gets no topic pages (see consolidate)
         model_topics, stats, notes = _model_topics(job.asked_windows, generations)
         skipped = len(windows) - len(job.asked_windows)
-        if skipped:
+        if skipped and config.extraction == "model":
             notes.append(f"{skipped} window(s) name no candidate: not asked")
         model_topics, dropped = ground_topics(model_topics, source.text, by_id)
         notes += dropped
