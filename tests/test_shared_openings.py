@@ -32,6 +32,7 @@ def test_what_opens_with_another_name() -> None:
         "`pdm sync` installs from the lock file.",  # code
         "You should commit the lock file.",  # said to one tool's user
         "To refresh the lock file, run the lock command.",
+        "See [the lock file format](format.md).",  # an imperative: a pointer, no definition
     ):
         assert names_other_subject(title, text, proper), text
     for text in (

@@ -2,7 +2,8 @@
 
 Facts are verbatim source sentences with a citation `[[sources/s#^pN]]` and a block id derived
 from the sentence, so the same sentence from two sources is one bullet with two citations; facts
-from two or more source sections are grouped under their headings. Contradictions keep both
+from two or more source sections are grouped under their headings, which name the source too on
+a page that cites several (`topic_page.source_group`). Contradictions keep both
 facts and add an entry with a status. Unknown sections are kept.
 """
 
@@ -28,12 +29,12 @@ from wikic.vault.sections import (
     SOURCES,
     USAGE,
     Body,
-    bullets,
     join_groups,
     split_body,
     split_groups,
 )
 from wikic.vault.topic_page import (
+    GROUP_SEP,
     Fact,
     add_contradictions,
     add_facts,
@@ -41,7 +42,9 @@ from wikic.vault.topic_page import (
     merge_links,
     parse_facts,
     section_heading,
+    source_group,
     source_link,
+    source_titles,
 )
 
 log = logging.getLogger(__name__)
@@ -181,31 +184,13 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     return Page(edit.path, props, body.render())
 
 
-SEP = " — "  # between a source's title and its section in a group's sub-heading
-
-
-def source_group(label: str, section: str) -> str:
-    """A group's sub-heading on a page several sources share: the source's title, then its
-    section unless that is the title again ("Basic usage — Installing with poetry.lock")."""
-    label, section = section_heading(label), section_heading(section)
-    if not section or section.casefold() == label.casefold():
-        return label
-    if not label or section.casefold().startswith(label.casefold() + SEP):
-        return section
-    return f"{label}{SEP}{section}"
-
-
 def _by_source(
     body: Body, edit: TopicEdit
 ) -> tuple[tuple[Fact, ...], Callable[[Fact], str] | None]:
     """On a page that cites two sources or more, a group says whose claims it holds: the
     groups already there are renamed (`source_group`, from the source their bullets cite
     first) and the new facts and `edit.section_of` give sub-headings of the same form."""
-    titles = {
-        lnk.target.casefold(): lnk.alias or lnk.target
-        for b in bullets(body.get(SOURCES))
-        for lnk in b.links
-    }
+    titles = source_titles(body)
     titles[edit.source_page.removesuffix(".md").casefold()] = edit.source_title
 
     def label(fact: Fact) -> str:
@@ -219,7 +204,9 @@ def _by_source(
             facts = parse_facts(Body(sections=[(FACTS, text)]))
             name = source_group(label(facts[0]), heading) if facts else heading
             own = section_heading(label(facts[0])).casefold() if facts else ""
-            if own and (heading.casefold() == own or heading.casefold().startswith(own + SEP)):
+            if own and (
+                heading.casefold() == own or heading.casefold().startswith(own + GROUP_SEP)
+            ):
                 name = heading  # named so already
             renamed.setdefault(name.casefold(), (name, []))[1].append(text.strip("\n"))
         joined = [(h, "\n".join(texts)) for h, texts in renamed.values()]

@@ -484,7 +484,9 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
         return None
     if now.row or now.unnamed:
         return best  # the current lead fails as one
-    if now.other_subject and not (then.other_subject or then.not_alone or then.weak):
+    if now.other_subject and not (
+        then.other_subject or then.late_subject or then.not_alone or then.weak
+    ):
         return best  # a shared page opens with what the subject is, not what one tool does
     if now.weak or then.weak:
         return None if then.weak else best  # it refers back or opens mid-sentence

@@ -26,7 +26,8 @@ from wikic.language.sentences import starts_sentence
 _REFERS_BACK_RE = re.compile(
     r"^(?:This|These|Those|That|It|Its|They|Their|Them|Such|Here|Above|Below|"
     r"The (?:above|following|below|former|latter|same)|As (?:above|such|mentioned)|"
-    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:Also|Otherwise|Then|Instead),?)\b"
+    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:For|Because of) (?:this|that|these) "
+    r"reasons?|(?:Also|Otherwise|Then|Instead),?)\b"
 )
 # a default, a condition or an instruction with no subject: what a field's row says after its name
 _BARE_DEFAULT_RE = re.compile(
@@ -199,7 +200,10 @@ def _opens_with(title: str, head: str) -> bool:
 # a word that is a name wherever it stands: an acronym, a capital inside it, a digit, code
 _NAME_TOKEN_RE = re.compile(r"[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w.-]*|[a-z][\w.-]*")
 # "You should commit …", "To create the lock file, run …": said to one tool's user
-_ADDRESSES_READER_RE = re.compile(r"(?:You|Your|We|Our|To [a-z]+)\b")
+_ADDRESSES_READER_RE = re.compile(
+    r"(?:You|Your|We|Our|To [a-z]+|See|Run|Use|Set|Add|Install|Check|Create|Make|Note|Pass|"
+    r"Try|Refer|Please)\b"
+)
 _AFTER_LOWER_RE = re.compile(r"\b[a-z][\w-]*,?\s+([A-Z][\w-]*)")
 
 
@@ -216,12 +220,12 @@ def names_other_subject(title: str, text: str, proper: frozenset[str]) -> bool:
     should …", "To create …, run …"). On a page several sources share, such a sentence says
     what one tool does, not what the subject is."""
     flat = text.lstrip("*_\"'“( ")
-    if _ADDRESSES_READER_RE.match(flat):
-        return True  # an instruction to the reader of one tool's documentation
     first = flat.split(maxsplit=1)[0] if flat.split() else ""
     own = {w.casefold() for w in _WORD_RE.findall(title)}
     if not first or {w.casefold() for w in _WORD_RE.findall(first)} <= own:
         return False  # no words, or the page's own name ("Read Committed is …")
+    if _ADDRESSES_READER_RE.match(flat):
+        return True  # an instruction to the reader of one tool's documentation
     if first.startswith("`"):
         return True
     word = re.sub(r"['’]s$", "", first.strip(",.:;"))
