@@ -123,23 +123,39 @@ def test_a_second_source_turns_a_flat_page_into_groups() -> None:
     # the flat page's facts are filed under their section, read from the source page of `a`
     second = apply_topic_edit(first, _edit([TUNE], source="b", sections=sections), DAY)
     assert _facts_text(second).strip() == "\n".join(
-        ["### Design", "", KEEP.render(), GROW.render(), "", "### Tuning", "", TUNE.render()]
+        [
+            "### A — Design",
+            "",
+            KEEP.render(),
+            GROW.render(),
+            "",
+            "### B — Tuning",
+            "",
+            TUNE.render(),
+        ]
     )
     assert second.props["sources"] == ["[[sources/a]]", "[[sources/b]]"]
 
 
-def test_later_facts_join_their_group_or_start_one() -> None:
+def test_later_facts_join_their_sources_group_or_start_one() -> None:
+    """On a page two sources share, a group names its source: a section of the same heading
+    in another source is another group (whose claims they are is what a reader asks)."""
     page = apply_topic_edit(None, _edit([KEEP, FLAG]), DAY)
     more = _fact("The cache holds values too.", "p7", "design", source="b")  # same heading
     page = apply_topic_edit(page, _edit([more, TUNE, GROW], source="b"), DAY)
     assert [(f.section, f.id) for f in parse_facts(split_body(page.body))] == [
-        ("Design", KEEP.id),
-        ("Design", more.id),
-        ("Design", GROW.id),
-        ("Usage", FLAG.id),
-        ("Tuning", TUNE.id),
+        ("A — Design", KEEP.id),
+        ("A — Design", GROW.id),
+        ("A — Usage", FLAG.id),
+        ("B — design", more.id),
+        ("B — Tuning", TUNE.id),
     ]
-    assert _facts_text(page).count("### Design") == 1
+    assert _facts_text(page).count("### A — Design") == 1
+    # a third source leaves the groups named so as they are
+    third = _fact("A cache can be shared.", "p1", "Design", source="c")
+    page = apply_topic_edit(page, _edit([third], source="c"), DAY)
+    headings = [f.section for f in parse_facts(split_body(page.body))]
+    assert headings[-1] == "C — Design" and "A — A — Design" not in headings
 
 
 def test_the_same_sentence_from_a_second_source_keeps_its_place() -> None:
@@ -147,7 +163,7 @@ def test_the_same_sentence_from_a_second_source_keeps_its_place() -> None:
     again = _fact(KEEP.text, "p4", "Elsewhere", source="b")
     page = apply_topic_edit(page, _edit([again], source="b"), DAY)
     (kept, _) = parse_facts(split_body(page.body))
-    assert kept.section == "Design"
+    assert kept.section == "A — Design"
     assert kept.citations == ("[[sources/a#^p1]]", "[[sources/b#^p4]]")
     assert "Elsewhere" not in page.body
 
@@ -159,7 +175,8 @@ def test_retracting_a_source_leaves_no_empty_or_lone_sub_heading() -> None:
     retracted, dropped = retract_source(page, "sources/b.md", {})
     assert dropped == 1
     text = _facts_text(retracted)
-    assert "### Tuning" not in text and text.count("### ") == 2
+    assert "Tuning" not in text and text.count("### ") == 2
+    assert "### Design" in text and "### Usage" in text  # one source left: not named again
     assert not text.rstrip().endswith("###")
     # down to one section: a flat list again
     alone, _ = retract_source(retracted, "sources/a.md", {KEEP.id: "p1", GROW.id: "p2"})
@@ -173,7 +190,7 @@ def test_a_hand_written_bullet_outside_the_groups_survives() -> None:
     page = Page(page.path, page.props, text)
     page = apply_topic_edit(page, _edit([TUNE], source="b"), DAY)
     facts_text = _facts_text(page)
-    assert facts_text.strip().startswith(f"{HAND}\n\n### Design")
+    assert facts_text.strip().startswith(f"{HAND}\n\n### A — Design")
     assert HAND[2:] in [f.text for f in parse_facts(split_body(page.body))]
     retracted, _ = retract_source(page, "sources/b.md", {})
     assert HAND in retracted.body  # it cited nothing, so no retraction takes it
@@ -186,7 +203,7 @@ def test_a_hand_written_bullet_stays_when_a_flat_list_is_grouped() -> None:
     pages = {"sources/a.md": _source_page("a", SOURCE_A)}
     grouped = apply_topic_edit(page, _edit([TUNE], "b", SourceSections(pages.get)), DAY)
     facts_text = _facts_text(grouped)
-    assert facts_text.strip().startswith(f"{HAND}\n\n### Design\n\n{KEEP.render()}")
+    assert facts_text.strip().startswith(f"{HAND}\n\n### A — Design\n\n{KEEP.render()}")
     assert len(parse_facts(split_body(grouped.body))) == 4
 
 

@@ -21,6 +21,7 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 RoleName = Literal["extract", "write", "query", "lint"]
 PageSummary = Literal["fact", "model"]
 ExtractionMode = Literal["model", "code"]
+ReferBack = Literal["antecedent", "drop", "keep"]
 
 
 class _Section(BaseModel):
@@ -100,6 +101,10 @@ class IngestConfig(_Section):
     # topic finders switched off, by name (`wikic.language.finders.FINDERS`,
     # docs/topic-finders.md); an unknown name is an error when ingest starts
     disable_finders: list[str] = Field(default_factory=list)
+    # a fact that refers back ("This ensures …"): antecedent: the sentence before it in its
+    # paragraph goes on the page before it (none: the fact is left out); drop: left out unless
+    # that sentence is on the page anyway; keep: placed alone (see ingest.antecedents)
+    refer_back: ReferBack = "antecedent"
 
 
 class QueryConfig(_Section):

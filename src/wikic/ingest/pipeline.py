@@ -222,6 +222,7 @@ def _run(
             },
             max_pages=cfg.ingest.max_pages_per_source,
             concepts=concepts,
+            refer_back=cfg.ingest.refer_back,
         )
     for plan in plans:
         ex = plan.extraction

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from wikic.config import ReferBack
+from wikic.ingest.antecedents import keep_antecedents
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.labels import drop_shared_labels
 from wikic.ingest.members import place_topics
@@ -27,6 +29,7 @@ from wikic.language.commands import is_code_like
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
 from wikic.language.sentences import refers_back
+from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
@@ -167,11 +170,13 @@ def plan_batch(
     existing_source_pages: dict[str, str],
     max_pages: int,
     concepts: StoredConcepts | None = None,
+    refer_back: ReferBack = "antecedent",
 ) -> list[SourcePlan]:
     """One SourcePlan per extraction. `existing_source_pages` maps raw path → source page path
     (for re-ingest); new sources get a fresh slug from their file name. `concepts` is the wiki's
     concept index (`store.concepts.open_concepts`); without it one is built from `vault`."""
     resolver = Resolver(vault, concepts)
+    documents = [ex.document for ex in extractions]  # a title's case is every document's word
     plans = []
     for ex in extractions:
         page = existing_source_pages.get(ex.source.rel)
@@ -193,6 +198,7 @@ def plan_batch(
             if not topic.facts or len(plan.topics) >= max_pages:
                 plan.dropped.append(topic.name)
                 continue
+            topic = replace(topic, name=capitalised_title(topic.name, documents))
             target = resolver.resolve(topic)
             if target.path in seen:  # two topics of one source that are one page: merge
                 i = next(i for i, (_, t) in enumerate(plan.topics) if t.path == target.path)
@@ -215,6 +221,10 @@ def plan_batch(
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
     fold_twins(plans)
+    for plan in plans:  # a fact that refers back goes with the sentence it points at
+        if refer_back != "keep":
+            others = {t.path for other in plans if other is not plan for _, t in other.topics}
+            keep_antecedents(plan, others, add=refer_back == "antecedent")
     return plans
 
 
@@ -228,6 +238,7 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
     for name in shared_concepts([(ex.discussed, ex.discussed_words) for ex in sources]):
         if resolver.find([name]) is None:
             text = "\n".join(ex.source.text for ex in sources)
+            name = capitalised_title(name, [ex.document for ex in sources])
             resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
 
 

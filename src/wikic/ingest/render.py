@@ -2,7 +2,8 @@
 
 Facts are verbatim source sentences with a citation `[[sources/s#^pN]]` and a block id derived
 from the sentence, so the same sentence from two sources is one bullet with two citations; facts
-from two or more source sections are grouped under their headings. Contradictions keep both
+from two or more source sections are grouped under their headings, which name the source too on
+a page that cites several (`topic_page.source_group`). Contradictions keep both
 facts and add an entry with a status. Unknown sections are kept.
 """
 
@@ -12,7 +13,7 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wikic.ingest.extract import Extraction
 from wikic.ingest.openings import DERIVED
@@ -24,20 +25,28 @@ from wikic.vault.pages import Page, to_tag
 from wikic.vault.prose import escape
 from wikic.vault.sections import (
     CONTRADICTIONS,
+    FACTS,
     RELATED,
     SOURCES,
     USAGE,
     Body,
     bullets,
+    join_groups,
     split_body,
+    split_groups,
 )
 from wikic.vault.topic_page import (
+    GROUP_SEP,
     Fact,
     add_contradictions,
     add_facts,
     cited_sources,
     merge_links,
+    parse_facts,
+    section_heading,
+    source_group,
     source_link,
+    source_titles,
 )
 
 log = logging.getLogger(__name__)
@@ -133,7 +142,10 @@ class TopicEdit:
 
 def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> Page:
     body = split_body(existing.body) if existing else Body(lead=f"# {edit.title}\n")
-    facts, _ = add_facts(body, edit.new_facts, edit.section_of)
+    new_facts, section_of = edit.new_facts, edit.section_of
+    if len(cited_sources([*parse_facts(body), *new_facts])) >= 2:
+        new_facts, section_of = _by_source(body, edit)
+    facts, _ = add_facts(body, new_facts, section_of)
     _merge_usage(body, edit.usage)
     merge_rows(body, edit.listed)
     merge_links(body, RELATED, edit.related, limit=MAX_RELATED)
@@ -178,6 +190,40 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     else:
         props.pop("contradictions", None)
     return Page(edit.path, props, body.render())
+
+
+def _by_source(
+    body: Body, edit: TopicEdit
+) -> tuple[tuple[Fact, ...], Callable[[Fact], str] | None]:
+    """On a page that cites two sources or more, a group says whose claims it holds: the
+    groups already there are renamed (`source_group`, from the source their bullets cite
+    first) and the new facts and `edit.section_of` give sub-headings of the same form."""
+    titles = source_titles(body)
+    titles[edit.source_page.removesuffix(".md").casefold()] = edit.source_title
+
+    def label(fact: Fact) -> str:
+        first = fact.citations[0][2:-2].split("|", 1)[0].split("#", 1)[0] if fact.citations else ""
+        return titles.get(first.casefold(), "")
+
+    lead, groups = split_groups(body.get(FACTS))
+    if groups:
+        renamed: dict[str, tuple[str, list[str]]] = {}
+        for heading, text in groups:
+            facts = parse_facts(Body(sections=[(FACTS, text)]))
+            name = source_group(label(facts[0]), heading) if facts else heading
+            own = section_heading(label(facts[0])).casefold() if facts else ""
+            if own and (
+                heading.casefold() == own or heading.casefold().startswith(own + GROUP_SEP)
+            ):
+                name = heading  # named so already
+            renamed.setdefault(name.casefold(), (name, []))[1].append(text.strip("\n"))
+        joined = [(h, "\n".join(texts)) for h, texts in renamed.values()]
+        body.set(FACTS, join_groups(lead, joined))
+    old_section = edit.section_of
+    new = tuple(replace(f, section=source_group(label(f), f.section)) for f in edit.new_facts)
+    if old_section is None:
+        return new, None
+    return new, lambda f: source_group(label(f), old_section(f))
 
 
 def _new_lead(lead: str, old_summary: str, summary: str, path: str) -> str:

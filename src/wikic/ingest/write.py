@@ -42,7 +42,13 @@ from wikic.ingest.text import quote
 from wikic.language import grounding
 from wikic.language.commands import MAX_USAGE_LINES
 from wikic.language.conflicts import conflict_reason
-from wikic.language.openings import defining_text, leans_on_context, opening_fault, opening_faults
+from wikic.language.openings import (
+    defining_text,
+    leans_on_context,
+    opening_fault,
+    opening_faults,
+    proper_names,
+)
 from wikic.language.prose_checks import cut_reason, fold, meta_reason, table_row_reason
 from wikic.language.sentences import ends_whole
 from wikic.llm.backend import (
@@ -59,6 +65,7 @@ from wikic.vault.topic_page import (
     Fact,
     SourceSections,
     citation,
+    cited_sources,
     fact_id,
     parse_facts,
     retract_source,
@@ -100,9 +107,10 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     return cut[: ends[-1]].strip() if ends else ""
 
 
-def defining_fact(title: str, facts: Sequence[Fact]) -> str:
-    """The text of the fact that best says what `title` is (`language.openings.defining_text`)."""
-    return defining_text(title, [f.text for f in facts])
+def defining_fact(title: str, facts: Sequence[Fact], *, shared: bool = False) -> str:
+    """The text of the fact that best says what `title` is (`language.openings.defining_text`;
+    `shared`: the page cites several sources)."""
+    return defining_text(title, [f.text for f in facts], shared=shared)
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
@@ -476,16 +484,23 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
     met in passing gets the source that defines it, and a page does not change its opening with
     every source."""
     current = str(existing.props.get("summary") or "")
-    best = defining_fact(title, facts)
+    shared = len(cited_sources(facts)) >= 2
+    best = defining_fact(title, facts, shared=shared)
     if existing.props.get("opening") == DERIVED:  # code wrote it: a fact that stands replaces it
         return best if opening_fault([title, *existing.aliases], best) is None else None
     if not current or fold(current) not in {fold(f.text) for f in facts}:
         return best
-    now, then = opening_faults(title, current), opening_faults(title, best)
+    proper = proper_names([f.text for f in facts]) if shared else None
+    now = opening_faults(title, current, proper=proper)
+    then = opening_faults(title, best, proper=proper)
     if then.row or best == current:
         return None
     if now.row or now.unnamed:
         return best  # the current lead fails as one
+    if now.other_subject and not (
+        then.other_subject or then.late_subject or then.not_alone or then.weak
+    ):
+        return best  # a shared page opens with what the subject is, not what one tool does
     if now.weak or then.weak:
         return None if then.weak else best  # it refers back or opens mid-sentence
     return best if now.no_subject and not then.no_subject else None  # this one defines it

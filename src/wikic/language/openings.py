@@ -26,7 +26,8 @@ from wikic.language.sentences import starts_sentence
 _REFERS_BACK_RE = re.compile(
     r"^(?:This|These|Those|That|It|Its|They|Their|Them|Such|Here|Above|Below|"
     r"The (?:above|following|below|former|latter|same)|As (?:above|such|mentioned)|"
-    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:Also|Otherwise|Then|Instead),?)\b"
+    r"In (?:this|that|these) (?:case|cases|way|mode)|(?:For|Because of) (?:this|that|these) "
+    r"reasons?|(?:Also|Otherwise|Then|Instead),?)\b"
 )
 # a default, a condition or an instruction with no subject: what a field's row says after its name
 _BARE_DEFAULT_RE = re.compile(
@@ -128,14 +129,19 @@ _KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
 _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
 
 
-def defining_text(title: str, texts: Sequence[str]) -> str:
+def defining_text(title: str, texts: Sequence[str], *, shared: bool = False) -> str:
     """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
     "QSBR is …": the title within the first words, then a defining verb; best when it names a
     kind of thing, "uv is an extremely fast Python package resolver …"), else one that names
     it and defines something, else prose before a table row, one that opens like a sentence,
     else the first. A fact that refers back ("This functionality is …") defines nothing, and
-    a gerund opening is no subject ("Trimming a KV cache is …")."""
-    return min(texts, key=lambda t: opening_faults(title, t))
+    a gerund opening is no subject ("Trimming a KV cache is …").
+
+    On a page several sources share (`shared`), a fact whose subject is another named thing
+    (one tool: "PDM installs … from the lock file") opens it worse than a general one
+    (`names_other_subject`)."""
+    names = proper_names(texts) if shared else None
+    return min(texts, key=lambda t: opening_faults(title, t, proper=names))
 
 
 class OpeningFaults(NamedTuple):
@@ -144,6 +150,8 @@ class OpeningFaults(NamedTuple):
 
     not_alone: bool  # it does not stand alone (`language.openings.opening_fault`)
     no_subject: bool  # the page's name is not its subject followed by a defining verb
+    other_subject: bool  # on a shared page: its subject is another name (`names_other_subject`)
+    late_subject: bool  # on a shared page: it names the subject late (`names_subject_late`)
     weak: bool  # it refers back or does not open like a sentence
     no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
     no_definition: bool  # it does not both name the subject and define something
@@ -152,7 +160,9 @@ class OpeningFaults(NamedTuple):
     unnamed: bool  # it does not name the subject
 
 
-def opening_faults(title: str, text: str) -> OpeningFaults:
+def opening_faults(title: str, text: str, *, proper: frozenset[str] | None = None) -> OpeningFaults:
+    """What keeps `text` from opening the page of `title`; with `proper` (the proper names of
+    a shared page's facts, `proper_names`) a sentence about another named thing is worse."""
     names = grounding.mentions([title], text)
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
@@ -161,6 +171,10 @@ def opening_faults(title: str, text: str) -> OpeningFaults:
     return OpeningFaults(
         not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
         no_subject=not subject,
+        other_subject=proper is not None
+        and not subject
+        and names_other_subject(title, text, proper),
+        late_subject=proper is not None and names_subject_late(title, text),
         weak=follows_on(text) or not opens,
         no_kind=not kind,
         no_definition=not (names and verb),
@@ -181,3 +195,46 @@ def _opens_with(title: str, head: str) -> bool:
     ):
         return False  # "Trimming a rotating KV cache is …": its subject is the trimming
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
+
+
+# a word that is a name wherever it stands: an acronym, a capital inside it, a digit, code
+_NAME_TOKEN_RE = re.compile(r"[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w.-]*|[a-z][\w.-]*")
+# "You should commit …", "To create the lock file, run …": said to one tool's user
+_ADDRESSES_READER_RE = re.compile(
+    r"(?:You|Your|We|Our|To [a-z]+|See|Run|Use|Set|Add|Install|Check|Create|Make|Note|Pass|"
+    r"Try|Refer|Please)\b"
+)
+_AFTER_LOWER_RE = re.compile(r"\b[a-z][\w-]*,?\s+([A-Z][\w-]*)")
+
+
+def proper_names(texts: Sequence[str]) -> frozenset[str]:
+    """Capitalised words `texts` write so after a lower-case word, not only where a sentence
+    starts: "… when Poetry has finished" makes "Poetry" a name; "Locking is …" alone does not."""
+    return frozenset(m.group(1) for t in texts for m in _AFTER_LOWER_RE.finditer(plain(t)))
+
+
+def names_other_subject(title: str, text: str, proper: frozenset[str]) -> bool:
+    """Whether `text` opens with a name that is not `title`'s: code, an acronym, a word that
+    stays lower case at a sentence's start, or one of the `proper` names ("PDM installs …",
+    "`pdm sync` installs …", "uv will …", "Pipenv creates …"), or addresses the reader ("You
+    should …", "To create …, run …"). On a page several sources share, such a sentence says
+    what one tool does, not what the subject is."""
+    flat = text.lstrip("*_\"'“( ")
+    first = flat.split(maxsplit=1)[0] if flat.split() else ""
+    own = {w.casefold() for w in _WORD_RE.findall(title)}
+    if not first or {w.casefold() for w in _WORD_RE.findall(first)} <= own:
+        return False  # no words, or the page's own name ("Read Committed is …")
+    if _ADDRESSES_READER_RE.match(flat):
+        return True  # an instruction to the reader of one tool's documentation
+    if first.startswith("`"):
+        return True
+    word = re.sub(r"['’]s$", "", first.strip(",.:;"))
+    return _NAME_TOKEN_RE.fullmatch(word) is not None or word in proper
+
+
+def names_subject_late(title: str, text: str) -> bool:
+    """Whether `text` does not name `title` within its first words (the title's own and three
+    more): "Lock files that … use …" is about lock files, "To create or overwrite the lock file,
+    run `pdm lock`" about a command."""
+    head = " ".join(plain(text).split()[: len(title.split()) + 3])
+    return not grounding.mentions([title], head)

@@ -5,7 +5,8 @@ Contradictions entries, the Sources and Related lists. Shared by ingest (which a
 A fact is a verbatim source sentence with a citation `[[sources/s#^pN]]` and a block id derived
 from the sentence, so the same sentence from two sources is one bullet with two citations.
 Facts from two or more source sections are grouped under `### ` sub-headings naming them (never
-one lone or empty sub-heading). Contradictions keep both facts and add an entry with a status.
+one lone or empty sub-heading); on a page that cites two sources or more a sub-heading names
+the source before its section (`source_group`). Contradictions keep both facts and add an entry with a status.
 """
 
 from __future__ import annotations
@@ -79,6 +80,20 @@ def section_heading(heading: str) -> str:
     text = _HEADING_DROP_RE.sub("", heading).replace("#", "♯").replace("|", "/")
     text = _HEADING_TAG_RE.sub("&lt;", text).replace("$", "\\$")
     return " ".join(text.split())
+
+
+GROUP_SEP = " — "  # between a source's title and its section in a group's sub-heading
+
+
+def source_group(label: str, section: str) -> str:
+    """A group's sub-heading on a page several sources share: the source's title, then its
+    section unless that is the title again ("Basic usage — Installing with poetry.lock")."""
+    label, section = section_heading(label), section_heading(section)
+    if not section or section.casefold() == label.casefold():
+        return label
+    if not label or section.casefold().startswith(label.casefold() + GROUP_SEP):
+        return section
+    return f"{label}{GROUP_SEP}{section}"
 
 
 _SOURCE_HEADING_RE = re.compile(r"^#{3,6} +(.+?) *$")
@@ -332,7 +347,12 @@ def retract_source(page: Page, source_page: str, relocate: dict[str, str]) -> tu
         return page, 0
     if kept:
         by_id = {f.id: f for f in kept}
-        body.set(FACTS, _tidy(edit_bullets(body.get(FACTS), lambda b: _updated(b, by_id))))
+        text = edit_bullets(body.get(FACTS), lambda b: _updated(b, by_id))
+        if len(cited_sources(kept)) == 1:  # one source left: its groups need not name it
+            text = _unlabelled(
+                text, source_titles(body).get(cited_sources(kept)[0][2:-2].casefold(), "")
+            )
+        body.set(FACTS, _tidy(text))
     else:
         body.remove(FACTS)
     props = dict(page.props)
@@ -347,3 +367,25 @@ def retract_source(page: Page, source_page: str, relocate: dict[str, str]) -> tu
         else:
             body.remove(SOURCES)
     return Page(page.path, props, body.render()), dropped
+
+
+def source_titles(body: Body) -> dict[str, str]:
+    """Source page (lower case, no `.md`) → its title, from the `## Sources` links."""
+    return {
+        lnk.target.casefold(): lnk.alias or lnk.target
+        for b in bullets(body.get(SOURCES))
+        for lnk in b.links
+    }
+
+
+def _unlabelled(text: str, label: str) -> str:
+    """Facts text whose group sub-headings lose the source `label` that `source_group` put
+    before their section ("Basic usage — Installing" → "Installing")."""
+    prefix = section_heading(label).casefold() + GROUP_SEP
+    if not label:
+        return text
+    lead, groups = split_groups(text)
+    return join_groups(
+        lead,
+        [(h[len(prefix) :] if h.casefold().startswith(prefix) else h, body) for h, body in groups],
+    )

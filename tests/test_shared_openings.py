@@ -1,0 +1,57 @@
+"""A page several sources share opens with what its subject is, not with what one tool does
+(`language.openings.names_other_subject`), and its fact groups name their source
+(`ingest.render.source_group`). English only."""
+
+from __future__ import annotations
+
+from wikic.ingest.render import source_group
+from wikic.language.openings import defining_text, names_other_subject, proper_names
+
+TOOL = "PDM installs packages exclusively from the existing lock file."
+GENERAL = "Lock files record the exact version of every dependency."
+
+
+def test_a_shared_page_prefers_a_general_sentence_to_one_tools() -> None:
+    assert defining_text("Lock file", [TOOL, GENERAL]) == TOOL  # one source: first of equals
+    assert defining_text("Lock file", [TOOL, GENERAL], shared=True) == GENERAL
+
+
+def test_a_definition_of_the_subject_still_wins_on_a_shared_page() -> None:
+    defining = "A lock file is a record of the exact versions a project installs."
+    assert defining_text("Lock file", [GENERAL, TOOL, defining], shared=True) == defining
+
+
+def test_what_opens_with_another_name() -> None:
+    proper = proper_names(["It runs when Pipenv installs a package."])
+    assert "Pipenv" in proper
+    title = "Lock file"
+    for text in (
+        TOOL,  # an acronym
+        "Pipenv creates the lock file.",  # written capitalised mid-sentence elsewhere
+        "uv will raise an error when the lock file is stale.",  # lower case at the start
+        "`pdm sync` installs from the lock file.",  # code
+        "You should commit the lock file.",  # said to one tool's user
+        "To refresh the lock file, run the lock command.",
+        "See [the lock file format](format.md).",  # an imperative: a pointer, no definition
+    ):
+        assert names_other_subject(title, text, proper), text
+    for text in (
+        GENERAL,
+        "The SQL standard defines four levels.",  # a common noun after the article
+        "Locking resolves dependencies into a lock file.",
+    ):
+        assert not names_other_subject(title, text, proper), text
+    # the page's own name is no other name
+    assert not names_other_subject(
+        "Read Committed isolation level",
+        "Read Committed is the default level.",
+        frozenset({"Read"}),
+    )
+
+
+def test_a_group_names_its_source_then_its_section() -> None:
+    assert source_group("Basic usage", "Installing") == "Basic usage — Installing"
+    assert source_group("Locking and syncing", "Locking and syncing") == "Locking and syncing"
+    assert source_group("Basic usage", "") == "Basic usage"
+    assert source_group("A", "A — Design") == "A — Design"  # named so already
+    assert source_group("C# notes", "[[x]] `y`") == "C♯ notes — x y"  # Obsidian-safe

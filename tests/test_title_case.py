@@ -1,0 +1,40 @@
+"""A lower-case common noun as a page title reads capitalised; a name the documents write in
+lower case (code, a command, a sentence that starts with it) never changes
+(`language.title_case`). English only."""
+
+from __future__ import annotations
+
+from wikic.language.title_case import capitalised_title
+from wikic.vault.document import parse_document
+
+DOC = parse_document(
+    """# Storage
+
+A dirty read sees data another transaction has not committed. The store keeps manifests of
+every file.
+
+rqlite is a distributed database. Run `uv lock` to pin versions, and set `top_p` low.
+
+```sh
+pip install cup
+```
+""",
+    filename="storage.md",
+)
+OTHER = parse_document("# Other\n\nmanifests is the command that lists them.\n", filename="o.md")
+
+
+def test_a_common_noun_is_capitalised() -> None:
+    assert capitalised_title("dirty read", [DOC]) == "Dirty read"
+    assert capitalised_title("manifests", [DOC]) == "Manifests"
+    # a hyphen may be an identifier's (`mlx-lm`): left as it is
+    assert capitalised_title("point-write statements", [DOC]) == "point-write statements"
+
+
+def test_names_written_in_lower_case_stay() -> None:
+    for name in ("rqlite", "uv lock", "top_p", "pip", "cup", "Storage", "roDB", ".venv"):
+        assert capitalised_title(name, [DOC]) == name, name
+
+
+def test_any_document_of_the_batch_can_show_a_name() -> None:
+    assert capitalised_title("manifests", [DOC, OTHER]) == "manifests"
