@@ -220,12 +220,18 @@ def plan_batch(
     add_shared_pages(plans, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
-    fold_twins(plans)
-    for plan in plans:  # a fact that refers back goes with the sentence it points at
-        if refer_back != "keep":
-            others = {t.path for other in plans if other is not plan for _, t in other.topics}
-            keep_antecedents(plan, others, add=refer_back == "antecedent")
+    if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
+        _with_antecedents(plans, add=refer_back == "antecedent")
+    fold_twins(plans)  # on the pages as they will be written, antecedents included
+    if refer_back != "keep":  # a fold may have taken an antecedent away: its fact goes too
+        _with_antecedents(plans, add=False)
     return plans
+
+
+def _with_antecedents(plans: Sequence[SourcePlan], *, add: bool) -> None:
+    for plan in plans:
+        others = {t.path for other in plans if other is not plan for _, t in other.topics}
+        keep_antecedents(plan, others, add=add)
 
 
 def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
