@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import shutil
@@ -931,9 +932,10 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
         paths = copy_wiki(root, Path(tmp), args.embedding_model)
         budget = args.context_tokens or paths.config.query.context_tokens
-        embed_start = time.perf_counter()
+        embed_start, embed_cpu = time.perf_counter(), time.process_time()
         with open_store(paths):  # the first open builds the index: every passage and page
             embed_s = time.perf_counter() - embed_start
+            embed_cpu = time.process_time() - embed_cpu
         with sqlite3.connect(paths.db) as conn:
             counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                       for t in ("passages", "pages", "vectors")}  # fmt: skip
@@ -947,6 +949,8 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         "token_counter": "wordllama's tokenizer (Llama 2 SentencePiece), whatever the model",
         "embedding_model": paths.config.search.embedding_model,
         "index_build_s": round(embed_s, 1),
+        "index_build_cpu_s": round(embed_cpu, 1),  # all threads; the machine may be shared
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "index_rows": counts,
         "wall_s": round(time.perf_counter() - start, 1),
         "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),
