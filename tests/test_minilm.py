@@ -27,7 +27,7 @@ from tests.helpers.storetools import write_page
 from tests.helpers.wikitools import make_wiki
 from wikic.cli import app
 from wikic.embed import minilm, model
-from wikic.embed.bert import MAX_TOKENS, gelu
+from wikic.embed.bert import MAX_TOKENS, BertEncoder, gelu
 from wikic.embed.model import EmbeddingError, load_embedder
 
 
@@ -52,8 +52,10 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def encoder():  # type: ignore[no-untyped-def]
-    return load_embedder(minilm.NAME)
+def encoder() -> BertEncoder:
+    found = load_embedder(minilm.NAME)
+    assert isinstance(found, BertEncoder)
+    return found
 
 
 # -- an independent, plain implementation ------------------------------------------------------
@@ -100,14 +102,14 @@ def plain_vector(folder: Path, ids: list[int]) -> np.ndarray:
 
 
 @needs_package
-def test_the_vectors_match_the_published_reference(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_the_vectors_match_the_published_reference(encoder: BertEncoder) -> None:
     vec = encoder.embed(["hello world"])[0]
     assert vec.shape == (384,)
     assert np.allclose(vec[:5], HELLO_WORLD, atol=1e-5)
 
 
 @needs_package
-def test_a_padded_batch_matches_a_plain_one_text_implementation(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_a_padded_batch_matches_a_plain_one_text_implementation(encoder: BertEncoder) -> None:
     texts = [
         "The Thames flows through London.",
         "A checkpoint writes every dirty page of the buffer cache to disk, then records its "
@@ -122,7 +124,7 @@ def test_a_padded_batch_matches_a_plain_one_text_implementation(encoder) -> None
 
 
 @needs_package
-def test_paraphrases_are_close_and_unrelated_texts_far(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_paraphrases_are_close_and_unrelated_texts_far(encoder: BertEncoder) -> None:
     pairs = [
         ("How do I get back into my account after forgetting the password?",
          "Resetting a lost login credential"),
@@ -137,7 +139,7 @@ def test_paraphrases_are_close_and_unrelated_texts_far(encoder) -> None:  # type
 
 
 @needs_package
-def test_long_texts_are_cut_and_empty_ones_still_get_a_unit_vector(encoder) -> None:  # type: ignore[no-untyped-def]
+def test_long_texts_are_cut_and_empty_ones_still_get_a_unit_vector(encoder: BertEncoder) -> None:
     long = " ".join(["river"] * (MAX_TOKENS + 10))
     vecs = encoder.embed([long, "", "river"])
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
@@ -146,7 +148,7 @@ def test_long_texts_are_cut_and_empty_ones_still_get_a_unit_vector(encoder) -> N
 
 
 @needs_package
-def test_a_wiki_searches_by_meaning_with_minilm_and_no_network(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_wiki_searches_by_meaning_with_minilm_and_no_network(tmp_path: Path, monkeypatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the embedding model tried to use the network")
 
@@ -187,7 +189,7 @@ def fake_package(tmp_path: Path, files: dict[str, bytes]) -> Path:
     return path
 
 
-def test_the_model_is_extracted_once_and_verified(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_model_is_extracted_once_and_verified(tmp_path: Path, monkeypatch) -> None:
     files = {name: f"content of {name}".encode() for name in minilm.FILES}
     source = fake_package(tmp_path, files)
     monkeypatch.setenv(minilm.CACHE_ENV, str(tmp_path / "cache"))
@@ -203,7 +205,7 @@ def test_the_model_is_extracted_once_and_verified(tmp_path: Path, monkeypatch) -
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [folder.name]  # no temp left
 
 
-def test_a_tampered_package_is_refused_and_nothing_is_kept(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_tampered_package_is_refused_and_nothing_is_kept(tmp_path: Path, monkeypatch) -> None:
     source = fake_package(tmp_path, {name: b"not the model" for name in minilm.FILES})
     monkeypatch.setenv(minilm.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(minilm, "package_zip", lambda: source)
@@ -215,7 +217,7 @@ def test_a_tampered_package_is_refused_and_nothing_is_kept(tmp_path: Path, monke
         minilm.model_dir()
 
 
-def test_a_missing_package_says_how_to_install_it(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_package_says_how_to_install_it(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(minilm.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(minilm, "DIST", "wikic-no-such-package")
     with pytest.raises(EmbeddingError) as err:
