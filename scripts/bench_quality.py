@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import shutil
@@ -48,6 +49,7 @@ from typing import Any
 import yaml
 
 from wikic.config import load_config
+from wikic.embed.model import BUILTIN, load_embedder
 from wikic.errors import UsageError, WikicError
 from wikic.language.prose_checks import unescape
 from wikic.llm.backend import Backend
@@ -612,8 +614,9 @@ def compile_wiki(root: Path, raw: Path) -> None:
         )
 
 
-def copy_wiki(root: Path, dest: Path) -> WikiPaths:
-    """A private copy of the compiled wiki (pages, schema, config) to query."""
+def copy_wiki(root: Path, dest: Path, embedding_model: str | None = None) -> WikiPaths:
+    """A private copy of the compiled wiki (pages, schema, config) to query; with
+    `embedding_model`, its search.embedding_model set to that (the index re-embeds on open)."""
     missing = [name for name in COPIED if not (root / name).exists()]
     if missing:
         raise UsageError(
@@ -632,6 +635,10 @@ def copy_wiki(root: Path, dest: Path) -> WikiPaths:
         else:
             shutil.copy2(src, dest / name)
     (dest / "raw").mkdir(exist_ok=True)
+    if embedding_model is not None:
+        data = yaml.safe_load((dest / "wikic.yaml").read_text(encoding="utf-8")) or {}
+        data.setdefault("search", {})["embedding_model"] = embedding_model
+        (dest / "wikic.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return WikiPaths(dest, load_config(dest / "wikic.yaml"))
 
 
@@ -697,6 +704,11 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--paraphrases", type=Path, help="default: paraphrase.yaml beside --qa")
     p.add_argument("--rankings", default="lexical,hybrid,semantic", help="for --retrieval-only")
+    p.add_argument(
+        "--embedding-model",
+        help="for --retrieval-only: search.embedding_model of the copy queried (wordllama, "
+        "minilm, a directory; default: the wiki's)",
+    )
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print the JSON report instead")
     p.add_argument(
@@ -875,8 +887,10 @@ def retrieval_rows(
 ) -> list[dict[str, Any]]:
     """For each answerable item: the expected facts found in the packed context, per ranking."""
     rows = []
+    # packing counts with wordllama's tokenizer whatever the embedding model, so the budget is
+    # the same text for every model
+    tokenizer = load_embedder(BUILTIN).tokenizer  # type: ignore[attr-defined]
     with open_store(paths) as store:
-        tokenizer = store.vectors.embedder().tokenizer
 
         def count(text: str) -> int:
             return len(tokenizer.encode(text, add_special_tokens=False).ids)
@@ -916,8 +930,15 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         sets["paraphrase"] = load_paraphrases(para_file, load_qa(args.qa))
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
-        paths = copy_wiki(root, Path(tmp))
+        paths = copy_wiki(root, Path(tmp), args.embedding_model)
         budget = args.context_tokens or paths.config.query.context_tokens
+        embed_start, embed_cpu = time.perf_counter(), time.process_time()
+        with open_store(paths):  # the first open builds the index: every passage and page
+            embed_s = time.perf_counter() - embed_start
+            embed_cpu = time.process_time() - embed_cpu
+        with sqlite3.connect(paths.db) as conn:
+            counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                      for t in ("passages", "pages", "vectors")}  # fmt: skip
         rows = {name: retrieval_rows(paths, qs, rankings, budget) for name, qs in sets.items()}
     summary = {name: _retrieval_summary(r, rankings) for name, r in rows.items()}
     setup = {
@@ -925,7 +946,12 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         "qa": str(args.qa),
         "paraphrases": str(para_file) if "paraphrase" in sets else None,
         "context_tokens": budget,
-        "token_counter": "the embedding model's tokenizer (Llama 2 SentencePiece)",
+        "token_counter": "wordllama's tokenizer (Llama 2 SentencePiece), whatever the model",
+        "embedding_model": paths.config.search.embedding_model,
+        "index_build_s": round(embed_s, 1),
+        "index_build_cpu_s": round(embed_cpu, 1),  # all threads; the machine may be shared
+        "load_average": [round(x, 1) for x in os.getloadavg()],
+        "index_rows": counts,
         "wall_s": round(time.perf_counter() - start, 1),
         "command": shlex.join(["python", "scripts/bench_quality.py", *args.argv]),
     }

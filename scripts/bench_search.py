@@ -73,11 +73,14 @@ class Text:
         return " ".join(self.words(self.rng.randint(lo, hi))).capitalize() + "."
 
 
-def generate(root: Path, n_pages: int, seed: int = 7) -> dict[str, int]:
+def generate(
+    root: Path, n_pages: int, seed: int = 7, embedding_model: str | None = None
+) -> dict[str, int]:
     rng = random.Random(seed)
     text = Text(rng, english_vocab())
     wiki = root / "wiki"
-    (root / "wikic.yaml").write_text("{}\n", encoding="utf-8")
+    config = f"search:\n  embedding_model: {embedding_model}\n" if embedding_model else "{}\n"
+    (root / "wikic.yaml").write_text(config, encoding="utf-8")
     counts = {
         "source": n_pages // 5,
         "entity": n_pages * 2 // 5,
@@ -217,12 +220,12 @@ def make_queries(store: Store, rng: random.Random) -> list[dict[str, Any]]:
     return queries
 
 
-def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
+def run(n_pages: int, keep: Path | None, embedding_model: str | None = None) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="wikic-bench-"))
     root = keep or tmp
     try:
         t = time.perf_counter()
-        counts = generate(root, n_pages)
+        counts = generate(root, n_pages, embedding_model=embedding_model)
         gen_s = time.perf_counter() - t
         paths = open_paths(root)
         size = sum(f.stat().st_size for f in paths.wiki.rglob("*.md"))
@@ -297,6 +300,7 @@ def run(n_pages: int, keep: Path | None) -> dict[str, Any]:
             3,
         )
         return {
+            "embedding_model": paths.config.search.embedding_model,
             "pages": totals["pages"],
             "by_type": counts,
             "claims": totals["claims"],
@@ -335,10 +339,13 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=10_000, help="pages to generate")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--keep", type=Path, help="generate into this (empty) dir and keep it")
+    parser.add_argument(
+        "--embedding-model", help="search.embedding_model of the generated wiki (default: wikic's)"
+    )
     args = parser.parse_args()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    result = run(args.pages, args.keep)
+    result = run(args.pages, args.keep, args.embedding_model)
     if args.json:
         print(json.dumps(result, indent=2))
         return

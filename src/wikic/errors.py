@@ -69,6 +69,10 @@ class ModelError(WikicError):
     """A model cannot be resolved, installed, converted or loaded."""
 
 
+class EmbeddingError(WikicError):
+    """The configured embedding model cannot be found or read."""
+
+
 class BackendError(WikicError):
     """The LLM backend failed (runtime missing, server unreachable, generation failed)."""
 

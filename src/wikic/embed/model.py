@@ -16,9 +16,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from wikic.errors import WikicError
+from wikic.embed import minilm
+from wikic.errors import EmbeddingError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,8 +37,16 @@ _TABLE_NAMES = ("embeddings", "embedding.weight")
 BATCH = 1024
 
 
-class EmbeddingError(WikicError):
-    """The configured embedding model cannot be found or read."""
+__all__ = ["BUILTIN", "OFF", "Embedder", "EmbeddingError", "StaticEmbedder", "load_embedder"]
+
+
+class Embedder(Protocol):
+    """What the store, lint and consolidation need of a model: unit vectors of texts."""
+
+    fingerprint: str
+    dims: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,9 @@ class ModelFiles:
 def model_files(name: str) -> ModelFiles:
     """Where the model `name` (`wordllama`, or a directory of a static model) keeps its files;
     an EmbeddingError saying what to do when they are not there."""
+    if name == minilm.NAME:
+        folder = minilm.model_dir()
+        return ModelFiles(name, folder / "model.safetensors", folder / "tokenizer.json")
     if name == BUILTIN:
         spec = importlib.util.find_spec("wordllama")  # finds the package without running it
         roots = list(spec.submodule_search_locations or []) if spec else []
@@ -70,7 +82,8 @@ def model_files(name: str) -> ModelFiles:
         weights, tokenizer = (folder / f for f in _DIR_FILES)
         if not folder.is_dir():
             raise EmbeddingError(
-                f"search.embedding_model {name!r} is neither 'wordllama', 'none' nor a directory",
+                f"search.embedding_model {name!r} is neither 'wordllama', 'minilm', 'none' nor "
+                "a directory",
                 hint="Name a directory holding a static model (model.safetensors and "
                 "tokenizer.json, as model2vec saves them).",
             )
@@ -85,6 +98,8 @@ def model_files(name: str) -> ModelFiles:
 
 
 def fingerprint(name: str) -> str:
+    if name == minilm.NAME:  # a pinned hash: no need to extract the model to name it
+        return minilm.fingerprint()
     return model_files(name).fingerprint()
 
 
@@ -144,7 +159,32 @@ def _load(files: ModelFiles, fingerprint: str) -> StaticEmbedder:
     return StaticEmbedder(fingerprint, table, tokenizer)
 
 
-def load_embedder(name: str) -> StaticEmbedder:
-    """The model `name` (`wordllama` or a directory), loaded once per process."""
+@functools.lru_cache(maxsize=1)
+def _load_minilm() -> Embedder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import json
+
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    from wikic.embed.bert import BertEncoder, BertShape
+
+    folder = minilm.model_dir()
+    try:
+        tensors = load_file(str(folder / "model.safetensors"))
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        shape = BertShape.from_config(json.loads((folder / "config.json").read_text()))
+        return BertEncoder(minilm.fingerprint(), tensors, shape, tokenizer)
+    except Exception as exc:  # a damaged file: safetensors and tokenizers raise their own types
+        raise EmbeddingError(
+            f"cannot read the minilm model in {folder}: {exc}",
+            hint=f"Delete {folder} to have it extracted again.",
+        ) from None
+
+
+def load_embedder(name: str) -> Embedder:
+    """The model `name` (`wordllama`, `minilm` or a directory), loaded once per process."""
+    if name == minilm.NAME:
+        return _load_minilm()
     files = model_files(name)
     return _load(files, files.fingerprint())

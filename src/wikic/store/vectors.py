@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from wikic.embed.model import OFF, StaticEmbedder, fingerprint, load_embedder
+from wikic.embed.model import OFF, Embedder, fingerprint, load_embedder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,7 +64,7 @@ class Vectors:
             self._fingerprint = fingerprint(self.name)
         return self._fingerprint
 
-    def embedder(self) -> StaticEmbedder:
+    def embedder(self) -> Embedder:
         return load_embedder(self.name)
 
 
