@@ -276,8 +276,8 @@ def test_a_concept_two_sources_discuss_in_prose_gets_one_page_citing_both(tmp_pa
     a, b = plan_batch(
         [first, second], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
     )
-    (page_a,) = [t for _, t in a.topics if t.title == "database file"]
-    (page_b,) = [t for _, t in b.topics if t.title == "database file"]
+    (page_a,) = [t for _, t in a.topics if t.title == "Database file"]
+    (page_b,) = [t for _, t in b.topics if t.title == "Database file"]
     assert page_a == page_b and not page_a.exists
     assert [topic.facts for topic, t in a.topics if t is page_a] == [("s2", "s3")]
 
