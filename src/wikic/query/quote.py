@@ -176,9 +176,18 @@ def _block(fact: Fact, block: tuple[str, str], kind: str) -> Block:
     )
 
 
+# a Markdown link or image: its text stays, its target goes (`[Fly.io](https://fly.io/)`)
+_MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
+
+
+_URL_RE = re.compile(r"<?\bhttps?://[^\s<>()]+>?")
+
+
 def _flat(text: str) -> str:
-    """`text` as its words, for finding one text in another."""
-    return " ".join(words(text))
+    """`text` as its words, for finding one text in another; a Markdown link as its text: a
+    fact is copied from its paragraph without the links' targets ("… such as Fly.io or
+    Kubernetes, …" from "… such as [Fly.io](https://fly.io/) or …")."""
+    return " ".join(words(_MD_LINK_RE.sub(r"\1", text)))
 
 
 def _page_of(link: str) -> str:
@@ -206,7 +215,13 @@ def _word_key(word: str) -> str:
     return _SAME_ACTION.get(key, key)
 
 
-def _words(text: str) -> set[str]:
+def _words(text: str, *, prose: bool = False) -> set[str]:
+    """The words of `text` that count; in `prose` (not code), a web address's words do not:
+    "Python version obtained from https://www.python.org/downloads/" says nothing about
+    downloading (in code, `cargo install --git https://github.com/rust-lang/measureme …` names
+    the repository a question asks about)."""
+    if prose:
+        text = _URL_RE.sub(" ", text)
     return {_word_key(w) for w in words(text) if len(w) >= 3 and w not in QUERY_STOP_WORDS}
 
 
@@ -273,7 +288,10 @@ def select(
     pool = [u.evidence for u in units]
     for u in units:
         seen[u.id] += [" ".join(e.text.split()) for e in introduced(u.evidence, pool)]
-    words_of = {u.id: _words(" ".join(seen[u.id])) & asked for u in units}
+    words_of = {
+        u.id: _words(" ".join(seen[u.id]), prose=u.evidence.kind != "code") & asked
+        for u in units
+    }
     terms_of = {
         u.id: {t.text for t in terms if holds_term(text_words(seen[u.id]), t)} for u in units
     }
