@@ -288,12 +288,23 @@ def select(
     pool = [u.evidence for u in units]
     for u in units:
         seen[u.id] += [" ".join(e.text.split()) for e in introduced(u.evidence, pool)]
+    # a fact names the document it comes from (`origin`) as a passage of plain retrieval
+    # does, for the names a question asks about: "What do Litestream and LiteFS each use …?"
+    origin = {u.id: u.evidence.origin if isinstance(u.evidence, Fact) else "" for u in units}
+    names = _words(" ".join(t.text for t in terms if t.kind == "name"))
     words_of = {
-        u.id: _words(" ".join(seen[u.id]), prose=u.evidence.kind != "code") & asked
+        u.id: (_words(" ".join(seen[u.id]), prose=u.evidence.kind != "code") & asked)
+        | (_words(origin[u.id]) & names & asked)
         for u in units
     }
     terms_of = {
-        u.id: {t.text for t in terms if holds_term(text_words(seen[u.id]), t)} for u in units
+        u.id: {
+            t.text
+            for t in terms
+            if holds_term(text_words(seen[u.id]), t)
+            or (t.kind == "name" and holds_term(text_words([origin[u.id]]), t))
+        }
+        for u in units
     }
     df: dict[str, int] = {}
     for found in words_of.values():
