@@ -83,12 +83,10 @@ def _block(n: int, text: str, kind: str = "para", page: str = "sources/guide.md"
 
 def test_a_web_address_in_prose_does_not_answer_but_one_in_code_does() -> None:
     question = "Why might pip download many versions of the same package?"
-    note = _block(
-        1, "Use a Python version obtained from https://www.python.org/downloads/ to install pip."
-    )
-    answer = _block(2, "Backtracking can look like pip downloading many versions.")
+    note = _block(1, "Get pip and many a package version from https://www.python.org/downloads/.")
+    answer = _block(2, "Backtracking can look like pip downloading many versions of a package.")
     packed = pack([note, answer], ["pip", "download", "versions"], 400, words)
-    assert [u.evidence.link for u in select(packed, question)] == ["sources/guide#^p2"]
+    assert select(packed, question)[0].evidence.link == "sources/guide#^p2"
     # in a code block the address is the command's argument: its repository is named there
     code_q = "Which tools does the measureme repository install?"
     intro = _block(1, "We install the tools to analyze the data.")
