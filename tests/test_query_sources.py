@@ -143,3 +143,28 @@ def test_a_fact_answers_for_the_document_it_comes_from(wiki) -> None:
         found = retrieve(store, question)
     facts = [e for e in found.evidence if isinstance(e, Fact) and e.page == "concepts/ltx.md"]
     assert [f.origin for f in facts] == ["LiteFS Architecture"]
+
+
+def test_a_what_kinds_question_quotes_the_list_its_verb_introduces() -> None:
+    """ "What kinds of information does a Pipfile.lock contain?" is answered by the list that
+    "The `Pipfile.lock` is a JSON file that contains:" introduces, not by a fact of the
+    Pipfile.lock page that shares the page's name and "container"."""
+    question = "What kinds of information does a Pipfile.lock contain?"
+    page = "sources/pipenv.md"
+    lead = Block(page=page, heading="Locking (source)", kind="para", section="What is a Lock File?",
+                 text="The `Pipfile.lock` is a JSON file that contains:", link="sources/pipenv#^p4",
+                 score=0.5, ordinal=4)  # fmt: skip
+    items = [
+        Block(page=page, heading="Locking (source)", kind="item", section="What is a Lock File?",
+              text=text, link=f"sources/pipenv#^p{n}", score=0.4, ordinal=n)  # fmt: skip
+        for n, text in ((5, "Exact versions of all dependencies"), (6, "Hashes for each package"))
+    ]
+    fact = Fact(page="entities/pipfile-lock.md", heading="Pipfile.lock (entity)",
+                text="Lock the `Pipfile.lock` in a Docker container.",
+                link="entities/pipfile-lock#^f-1", score=1.0)  # fmt: skip
+    packed = pack([fact, lead, *items], ["information", "pipfile", "lock"], 400, words)
+    assert [u.evidence.link for u in select(packed, question)][:3] == [
+        "sources/pipenv#^p4",
+        "sources/pipenv#^p5",
+        "sources/pipenv#^p6",
+    ]

@@ -225,6 +225,16 @@ def _words(text: str, *, prose: bool = False) -> set[str]:
     return {_word_key(w) for w in words(text) if len(w) >= 3 and w not in QUERY_STOP_WORDS}
 
 
+_KINDS = {"kinds", "types", "sorts"}
+
+
+def _closing_word(question: str) -> str | None:
+    """The last word of `question` ("contain" of "What kinds of information does a
+    Pipfile.lock contain?")."""
+    found = words(question)
+    return found[-1] if found else None
+
+
 def _lists(unit: Shown, noun: str) -> bool:
     """Whether `unit` is a lead-in that ends by naming `noun`, what its list holds: "The
     required keys are:", "The following files are created:" (not "a polling mechanism
@@ -272,6 +282,8 @@ def select(
     terms = key_terms(question)
     wanted = asked_for(question)
     many = wanted if wanted and re.search(r"[^su]s$", wanted) else None  # "keys", not "file"
+    if many in _KINDS:  # "What kinds of information does X contain?": "X contains:" lists them
+        many = _closing_word(question)
     lists = {u.id for u in units if many and _lists(u, many)}
 
     # each unit's page, label and what the answer would quote of it (quoting cuts paragraphs
