@@ -168,3 +168,16 @@ def test_a_what_kinds_question_quotes_the_list_its_verb_introduces() -> None:
         "sources/pipenv#^p5",
         "sources/pipenv#^p6",
     ]
+
+
+def test_a_quote_brings_the_next_paragraph_that_says_what_happens_instead() -> None:
+    """ "… it could corrupt its database state." — "Instead, LiteFS compares checksums …": the
+    paragraph after a quote that opens with "Instead" goes on about it."""
+    question = "How does a former LiteFS primary find out its database diverged?"
+    problem = _block(24, "A former LiteFS primary's database could have diverged from the new one.")
+    answer = _block(25, "Instead, it compares checksums and then downloads a snapshot.")
+    packed = pack([problem, answer], ["litefs", "primary", "diverged"], 400, words)
+    assert [u.evidence.link for u in select(packed, question)] == [
+        "sources/guide#^p24",
+        "sources/guide#^p25",
+    ]

@@ -354,7 +354,7 @@ def select(
 
 # a sentence that goes on about the one before it: "The converse is not true: …", "This is …"
 _CONTINUES_RE = re.compile(
-    r"^(?:The converse|Conversely|However|But|Otherwise|In contrast|This|These|It|They)\b"
+    r"^(?:The converse|Conversely|However|But|Otherwise|In contrast|Instead|This|These|It|They)\b"
 )
 
 
