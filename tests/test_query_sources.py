@@ -60,7 +60,9 @@ LEADER_PARA = (
     "[Kubernetes](https://kubernetes.io/), it cannot use Raft. Instead, it delegates leader "
     "election to Consul sessions."
 )
-LEADER_FACT = "Because LiteFS runs in ephemeral deployments such as Fly.io or Kubernetes, it cannot use Raft."  # noqa: E501
+LEADER_FACT = (
+    "Because LiteFS runs in ephemeral deployments such as Fly.io or Kubernetes, it cannot use Raft."
+)
 
 
 def test_a_fact_copied_without_its_links_targets_is_quoted_as_its_paragraph() -> None:
@@ -155,8 +157,16 @@ def test_a_what_kinds_question_quotes_the_list_its_verb_introduces() -> None:
                  text="The `Pipfile.lock` is a JSON file that contains:", link="sources/pipenv#^p4",
                  score=0.5, ordinal=4)  # fmt: skip
     items = [
-        Block(page=page, heading="Locking (source)", kind="item", section="What is a Lock File?",
-              text=text, link=f"sources/pipenv#^p{n}", score=0.4, ordinal=n)  # fmt: skip
+        Block(
+            page=page,
+            heading="Locking (source)",
+            kind="item",
+            section="What is a Lock File?",
+            text=text,
+            link=f"sources/pipenv#^p{n}",
+            score=0.4,
+            ordinal=n,
+        )
         for n, text in ((5, "Exact versions of all dependencies"), (6, "Hashes for each package"))
     ]
     fact = Fact(page="entities/pipfile-lock.md", heading="Pipfile.lock (entity)",
