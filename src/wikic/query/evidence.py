@@ -58,10 +58,13 @@ class Unit:
 class Fact(Unit):
     """A fact bullet of a topic page, with its citation: `holds` the source paragraph it was
     copied from, `context` that paragraph's text, `before` the source block before it and
-    `after` the code block right after it, each as (link, text), in its section."""
+    `after` the code block right after it, each as (link, text), in its section; `origin` the
+    title of the source page it cites (the document it comes from: "LiteFS Architecture" for
+    a fact of the concept page "LTX file")."""
 
     kind: ClassVar[str] = "fact"
     holds: str | None = None
+    origin: str = ""
     context: str | None = None
     before: tuple[str, str] | None = None
     after: tuple[str, str] | None = None

@@ -176,9 +176,18 @@ def _block(fact: Fact, block: tuple[str, str], kind: str) -> Block:
     )
 
 
+# a Markdown link or image: its text stays, its target goes (`[Fly.io](https://fly.io/)`)
+_MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
+
+
+_URL_RE = re.compile(r"<?\bhttps?://[^\s<>()]+>?")
+
+
 def _flat(text: str) -> str:
-    """`text` as its words, for finding one text in another."""
-    return " ".join(words(text))
+    """`text` as its words, for finding one text in another; a Markdown link as its text: a
+    fact is copied from its paragraph without the links' targets ("… such as Fly.io or
+    Kubernetes, …" from "… such as [Fly.io](https://fly.io/) or …")."""
+    return " ".join(words(_MD_LINK_RE.sub(r"\1", text)))
 
 
 def _page_of(link: str) -> str:
@@ -206,8 +215,24 @@ def _word_key(word: str) -> str:
     return _SAME_ACTION.get(key, key)
 
 
-def _words(text: str) -> set[str]:
+def _words(text: str, *, prose: bool = False) -> set[str]:
+    """The words of `text` that count; in `prose` (not code), a web address's words do not:
+    "Python version obtained from https://www.python.org/downloads/" says nothing about
+    downloading (in code, `cargo install --git https://github.com/rust-lang/measureme …` names
+    the repository a question asks about)."""
+    if prose:
+        text = _URL_RE.sub(" ", text)
     return {_word_key(w) for w in words(text) if len(w) >= 3 and w not in QUERY_STOP_WORDS}
+
+
+_KINDS = {"kinds", "types", "sorts"}
+
+
+def _closing_word(question: str) -> str | None:
+    """The last word of `question` ("contain" of "What kinds of information does a
+    Pipfile.lock contain?")."""
+    found = words(question)
+    return found[-1] if found else None
 
 
 def _lists(unit: Shown, noun: str) -> bool:
@@ -257,6 +282,8 @@ def select(
     terms = key_terms(question)
     wanted = asked_for(question)
     many = wanted if wanted and re.search(r"[^su]s$", wanted) else None  # "keys", not "file"
+    if many in _KINDS:  # "What kinds of information does X contain?": "X contains:" lists them
+        many = _closing_word(question)
     lists = {u.id for u in units if many and _lists(u, many)}
 
     # each unit's page, label and what the answer would quote of it (quoting cuts paragraphs
@@ -273,9 +300,23 @@ def select(
     pool = [u.evidence for u in units]
     for u in units:
         seen[u.id] += [" ".join(e.text.split()) for e in introduced(u.evidence, pool)]
-    words_of = {u.id: _words(" ".join(seen[u.id])) & asked for u in units}
+    # a fact names the document it comes from (`origin`) as a passage of plain retrieval
+    # does, for the names a question asks about: "What do Litestream and LiteFS each use …?"
+    origin = {u.id: u.evidence.origin if isinstance(u.evidence, Fact) else "" for u in units}
+    names = _words(" ".join(t.text for t in terms if t.kind == "name"))
+    words_of = {
+        u.id: (_words(" ".join(seen[u.id]), prose=u.evidence.kind != "code") & asked)
+        | (_words(origin[u.id]) & names & asked)
+        for u in units
+    }
     terms_of = {
-        u.id: {t.text for t in terms if holds_term(text_words(seen[u.id]), t)} for u in units
+        u.id: {
+            t.text
+            for t in terms
+            if holds_term(text_words(seen[u.id]), t)
+            or (t.kind == "name" and holds_term(text_words([origin[u.id]]), t))
+        }
+        for u in units
     }
     df: dict[str, int] = {}
     for found in words_of.values():
@@ -313,7 +354,7 @@ def select(
 
 # a sentence that goes on about the one before it: "The converse is not true: …", "This is …"
 _CONTINUES_RE = re.compile(
-    r"^(?:The converse|Conversely|However|But|Otherwise|In contrast|This|These|It|They)\b"
+    r"^(?:The converse|Conversely|However|But|Otherwise|In contrast|Instead|This|These|It|They)\b"
 )
 
 

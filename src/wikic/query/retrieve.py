@@ -102,7 +102,7 @@ def retrieve(
         linked |= {*store.links_from(path), *store.backlinks(path)}
     linked -= set(pages[:LINK_HOP_FROM])
     evidence = [_evidence(h, h.path in linked) for h in hits]
-    evidence = _with_introduced(store, evidence)
+    evidence = _with_introduced(store, _with_origins(store, evidence))
     evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
     titles = {h.path: h.title for h in hits}
     best = list(dict.fromkeys(e.page for e in evidence))[:3]
@@ -135,3 +135,20 @@ def _with_introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
     for key, score in ranked.items():
         units[key] = replace(units[key], score=score)
     return [e for e in found if e.kind == "fact"] + list(units.values())
+
+
+def _with_origins(store: Store, found: list[Evidence]) -> list[Evidence]:
+    """`found` with each fact's `origin`: the title of the source page its citation points at
+    (a plain retrieval's passage carries its file's title; a fact of a page that gathers
+    several sources says which one it comes from)."""
+    titles: dict[str, str] = {}
+    out: list[Evidence] = []
+    for e in found:
+        if isinstance(e, Fact) and e.holds and "#^" in e.holds:
+            path = e.holds.split("#^", 1)[0] + ".md"
+            if path not in titles:
+                info = store.page(path)
+                titles[path] = info.title if info is not None else ""
+            e = replace(e, origin=titles[path])
+        out.append(e)
+    return out

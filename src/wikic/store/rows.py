@@ -405,6 +405,8 @@ def _source_blocks(body: str) -> list[Passage]:
             rows = [r.strip().strip("|") for r in before.split("\n")]
             text = "; ".join(" ".join(search_text(r).split()) for r in rows if r.strip(" |-:"))
             found.append(Passage("table", int(alone.group(1)[1:]), alone.group(1), text))
+        elif alone and before.lstrip().startswith(">"):
+            found.extend(_quote_block(before, alone.group(1)))
         before = run
         lines: list[str] = []
         for line in run.split("\n"):
@@ -423,6 +425,17 @@ def _source_blocks(body: str) -> list[Passage]:
         if code:
             found.append(Passage("code", int(block[1:]), block, code))
     return sorted(found, key=lambda x: x.ordinal)
+
+
+_QUOTE_MARK_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
+
+
+def _quote_block(text: str, block: str) -> list[Passage]:
+    """A blockquote (a note, tip or warning: "> **Note:** > The Read Committed isolation level
+    only takes effect in the pessimistic transaction mode.") as a paragraph: its `^pN` stands
+    alone below it, as a table's does, and a fact copied from it cites it."""
+    prose = " ".join(search_text(_QUOTE_MARK_RE.sub("", text)).split())
+    return [Passage("para", int(block[1:]), block, prose)] if prose else []
 
 
 def _code_blocks(lines: list[str]) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from wikic.store.rows import PageRecord
 from wikic.store.vectors import page_text, passage_text, text_key
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _SCHEMA = """
 CREATE TABLE pages (
