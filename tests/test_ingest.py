@@ -320,7 +320,7 @@ def test_by_default_an_updated_page_is_checked_for_contradictions_and_keeps_a_be
     ]
     target = PageTarget("entities/ollama.md", "Ollama", "entity", True)
     plan = type("Plan", (), {"source_page": "sources/b.md"})()
-    job = _page_job([], plan, target, page, fresh, "fact")  # type: ignore[arg-type]
+    job = _page_job([], plan, target, page, fresh, "fact", "all")  # type: ignore[arg-type]
     assert job.request is not None and job.request.schema is not None
     assert set(job.request.schema.model_fields) == {"contradictions"}
     assert "Current summary" not in job.request.segments[-1].text
@@ -443,3 +443,37 @@ def test_extraction_code_asks_no_window_and_makes_the_pages_code_alone_makes(tmp
     silent = wiki_with("model", "silent")
     run(silent, FakeBackend(lambda call: "no model", name="no model"), all_new=True)
     assert _topic_pages(coded) == _topic_pages(silent) != {}
+
+
+def test_the_model_checks_only_facts_that_could_state_one_claim_two_ways() -> None:
+    """`ingest.contradiction_check: shared-words` (the default): a new fact and another
+    source's fact reach the model only when they share two content words besides the page's
+    name; with none such there is no call at all. `all` sends every fact."""
+    from wikic.ingest.plan import PageTarget
+    from wikic.ingest.write import _page_job
+    from wikic.vault.pages import Page
+    from wikic.vault.topic_page import Fact
+
+    old = [
+        "SQLite uses a single writer at a time.",
+        "The default journal mode of SQLite is DELETE.",
+    ]
+    body = "# SQLite\n\n## Facts\n\n" + "".join(
+        f"- {t} [[sources/a#^p{i}]] ^f-a{i}\n" for i, t in enumerate(old, 1)
+    )
+    page = Page("entities/sqlite.md", {"title": "SQLite"}, body)
+    target = PageTarget("entities/sqlite.md", "SQLite", "entity", True)
+    plan = type("Plan", (), {"source_page": "sources/b.md"})()
+    same_claim = Fact("f-b1", "The default journal mode of SQLite is WAL.", ("[[sources/b#^p1]]",))
+    unrelated = Fact("f-b2", "SQLite is embedded in every phone.", ("[[sources/b#^p2]]",))
+
+    job = _page_job([], plan, target, page, [same_claim, unrelated], "fact")  # type: ignore[arg-type]
+    assert job.request is not None
+    assert [f.text for f in job.new_labels.values()] == [same_claim.text]
+    assert [f.text for f in job.old_labels.values()] == [old[1]]
+    assert job.fresh == [same_claim, unrelated]  # code's own check still reads every pair
+
+    alone = _page_job([], plan, target, page, [unrelated], "fact")  # type: ignore[arg-type]
+    assert alone.request is None
+    every = _page_job([], plan, target, page, [unrelated], "fact", "all")  # type: ignore[arg-type]
+    assert every.request is not None and len(every.old_labels) == 2

@@ -22,6 +22,7 @@ RoleName = Literal["extract", "write", "query", "lint"]
 PageSummary = Literal["fact", "model"]
 ExtractionMode = Literal["model", "code"]
 ReferBack = Literal["antecedent", "drop", "keep"]
+ContradictionCheck = Literal["shared-words", "all"]
 
 
 class _Section(BaseModel):
@@ -105,6 +106,10 @@ class IngestConfig(_Section):
     # paragraph goes on the page before it (none: the fact is left out); drop: left out unless
     # that sentence is on the page anyway; keep: placed alone (see ingest.antecedents)
     refer_back: ReferBack = "antecedent"
+    # which facts of a shared page the model checks for contradictions: shared-words: only a new
+    # and an old fact (of another source) that share two content words besides the page's
+    # name (`language.conflicts.may_conflict`; no call when no pair does); all: every fact
+    contradiction_check: ContradictionCheck = "shared-words"
 
 
 class QueryConfig(_Section):

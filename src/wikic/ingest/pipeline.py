@@ -375,6 +375,7 @@ def _write_all(
                     today=today,
                     summary_chars=cfg.summary_max_chars,
                     page_summary=cfg.page_summary,
+                    contradiction_check=cfg.contradiction_check,
                 )
             except WikicError as exc:
                 _fail(item.outcome, exc, emit, item.index, n)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from wikic.config import PageSummary
+from wikic.config import ContradictionCheck, PageSummary
 from wikic.ingest import prompts
 from wikic.ingest.extract import Extraction, Topic, opening
 from wikic.ingest.openings import DERIVED, structural_opening
@@ -41,7 +41,7 @@ from wikic.ingest.schemas import (
 from wikic.ingest.text import quote
 from wikic.language import grounding
 from wikic.language.commands import MAX_USAGE_LINES
-from wikic.language.conflicts import conflict_reason
+from wikic.language.conflicts import conflict_reason, may_conflict
 from wikic.language.openings import (
     defining_text,
     leans_on_context,
@@ -159,6 +159,7 @@ def prepare_write(
     today: dt.date,
     summary_chars: int = 600,
     page_summary: PageSummary = "fact",
+    contradiction_check: ContradictionCheck = "shared-words",
 ) -> WriteJob:
     ex = plan.extraction
     out = SourceWrite()
@@ -178,7 +179,9 @@ def prepare_write(
             )
             for s in (ex.sentences[sid] for sid in topic.facts)
         ]
-        jobs.append(_page_job(head, plan, target, existing, new_facts, page_summary))
+        jobs.append(
+            _page_job(head, plan, target, existing, new_facts, page_summary, contradiction_check)
+        )
     summary_request = _source_summary_request(head, ex, summary_chars)
     return WriteJob(
         plan, vault, out, jobs, summary_request, summary_chars, today, sections, page_summary
@@ -366,6 +369,7 @@ def _page_job(
     existing: Page | None,
     new_facts: list[Fact],
     page_summary: PageSummary,
+    contradiction_check: ContradictionCheck = "shared-words",
 ) -> _PageJob:
     job = _PageJob(existing, new_facts)
     if existing is None and (page_summary == "fact" or len(new_facts) <= 1):
@@ -389,9 +393,15 @@ def _page_job(
     job.fresh = [f for f in new_facts if f.id not in old_ids]
     if not job.fresh:
         return job
-    job.new_labels = {f"n{i + 1}": f for i, f in enumerate(job.fresh)}
-    job.old_labels = {f"o{i + 1}": f for i, f in enumerate(job.old_facts)}
-    if page_summary == "fact" and not job.old_facts:
+    fresh, old = job.fresh, job.old_facts
+    if page_summary == "fact" and contradiction_check == "shared-words":
+        # the model judges only facts that could state one claim two ways (code's own check,
+        # `conflict_reason`, still reads every pair)
+        fresh = [f for f in fresh if any(may_conflict(f.text, o.text, target.title) for o in old)]
+        old = [o for o in old if any(may_conflict(f.text, o.text, target.title) for f in fresh)]
+    job.new_labels = {f"n{i + 1}": f for i, f in enumerate(fresh)}
+    job.old_labels = {f"o{i + 1}": f for i, f in enumerate(old)}
+    if page_summary == "fact" and not old:
         return job  # nothing of another source's to contradict, and code picks the lead
     old_listed = [(k, f.text) for k, f in job.old_labels.items()]
     new_listed = [(k, f.text) for k, f in job.new_labels.items()]

@@ -24,6 +24,15 @@ def _negated(text: str) -> bool:
     return bool(words & NEGATIONS) or any(w.endswith("n't") for w in words)
 
 
+def may_conflict(a: str, b: str, subject: str, *, shared: int = 2) -> bool:
+    """Whether facts `a` and `b` speak of one thing, so the model may judge them: they share at
+    least `shared` content words besides the words of the page's `subject` ("The default
+    isolation level is Read Committed" and "… is Repeatable Read" share default, isolation,
+    level). Two facts that share fewer cannot state one claim two ways. English only."""
+    words = _content_words(subject)
+    return len((_content_words(a) & _content_words(b)) - words) >= shared
+
+
 def conflict_reason(a: str, b: str, *, overlap: float = 0.6) -> str | None:
     """Why facts `a` and `b` look contradictory, or None."""
     wa, wb = _content_words(a) - NEGATIONS, _content_words(b) - NEGATIONS
