@@ -218,6 +218,28 @@ def test_a_source_that_names_a_page_once_or_a_series_member_adds_nothing(tmp_pat
     assert not plan.topics[0][1].exists
 
 
+def test_one_sentence_about_a_page_joins_it_a_passing_one_or_a_plain_word_does_not(
+    tmp_path: Path,
+) -> None:
+    vault = _vault(tmp_path, {"Dependency resolution": [], "Hash checking": [], "Version": []})
+    ex = _extraction(
+        "pipenv",
+        [
+            "Pipenv locks a project.",
+            "Pipenv reads the Pipfile.",
+            "Dependency resolution: captures the complete graph of sub-dependencies.",
+            "Pipenv then runs hash checking once.",
+            "Version is printed first.",
+        ],
+        [Topic("Pipenv", "entity", (), ("s1", "s2"))],
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
+    # about the page (it opens the sentence, defined): joined on that one sentence; named in
+    # passing ("runs hash checking"), or a plain word a sentence opens with: not
+    assert _titles(plan) == ["Pipenv", "Dependency resolution"]
+    assert plan.topics[1][0].facts == ("s3",) and plan.topics[1][1].exists
+
+
 def test_a_join_never_makes_the_sources_own_page_a_twin(tmp_path: Path) -> None:
     vault = _vault(tmp_path, {"Lock file": []})
     texts = ["Poetry reads the lock file.", "Poetry updates the lock file.", "The lock file lists."]

@@ -9,7 +9,7 @@ precise name, a flag or identifier, weighs a little more: `language.evidence.top
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.config import ReferBack
@@ -21,14 +21,16 @@ from wikic.ingest.resolve import (
     ConceptIndex,
     distinct_names,
     join_evidence,
+    plain_word,
     shared_mentions,
 )
 from wikic.ingest.shared import shared_concepts
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.commands import is_code_like
+from wikic.language.discussed import about
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
-from wikic.language.sentences import refers_back
+from wikic.language.sentences import Sentence, refers_back
 from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
 from wikic.vault.names import name_key
@@ -251,8 +253,9 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
 def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -> None:
     """Add the source's facts to the pages of the wiki and of its batch that `JOIN_EVIDENCE`
     or more of its sentences name, though its own topics did not: a concept each document names
-    only in prose still gets one page citing all of them. At most `limit` such pages, those most
-    sentences name first."""
+    only in prose still gets one page citing all of them. A page one sentence is about
+    (`about_page`: "Dependency resolution: captures the complete graph …") joins on that
+    sentence alone. At most `limit` such pages, those most sentences name first."""
     if plan.extraction.episode:
         return
     own = {t.path for _, t in plan.topics}
@@ -260,12 +263,14 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
     sentences = list(plan.extraction.sentences.values())
     found = shared_mentions(sentences, index, skip)
     joined: dict[str, tuple[PageTarget, list[str]]] = {}
+    named: dict[str, list[str]] = {}  # page → the names of it the sentences write
     for key, ids in found.items():
         target = index.by_key[key]
         if target.path in own:
             continue
         _, have = joined.setdefault(target.path, (target, []))
         have += [i for i in ids if i not in have]
+        named.setdefault(target.path, []).append(index.names[key])
     own_facts = [set(topic.facts) for topic, _ in plan.topics if topic.facts]
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
@@ -273,7 +278,9 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
     for target, ids in ranked:
         if added == limit:
             break
-        if len(ids) < join_evidence(target.title):
+        if len(ids) < join_evidence(target.title) and not about_page(
+            named[target.path], ids, plan.extraction.sentences
+        ):
             continue
         facts: list[str] = []
         for i in ids[:FACTS_PER_SECTION_TOPIC]:
@@ -290,3 +297,12 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
             own_facts.append(set(facts))
             openings.add(facts[0])
             added += 1
+
+
+def about_page(names: Sequence[str], ids: Sequence[str], sentences: Mapping[str, Sentence]) -> bool:
+    """Whether one of the sentences `ids` is about a page by one of its `names`: opens with it,
+    says something of it, or defines it (`language.discussed.about`). Not by a plain word
+    ("name", "version"): a text is about those in passing everywhere, and one sentence of every
+    document would gather on their page."""
+    precise = [n for n in names if not plain_word(n)]
+    return any(about(n, sentences[i].text) for i in ids for n in precise if i in sentences)
