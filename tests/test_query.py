@@ -624,6 +624,37 @@ def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     assert select(tie, "Where do wombats live?") == []  # nothing about the question
 
 
+def test_a_word_only_a_facts_section_holds_weighs_half() -> None:
+    """A fact is one self-contained sentence: a question's word that only the section it was
+    copied from holds ("Setting a Python version" for "sets up") counts `LABEL_WEIGHT` of its
+    weight, and the fact that says the question's words itself wins; a list item's or
+    paragraph's section says what it is about, and counts whole."""
+    from wikic.query.quote import select
+
+    question = "Which flag sets up only the dependencies?"
+
+    def unit(kind: str, n: int, section: str, text: str, score: float) -> Evidence:
+        page, link = f"concepts/c{n}.md", f"concepts/c{n}#^f-{n}"
+        if kind == "fact":
+            return Fact(page=page, heading=f"C{n} (concept)", text=text, link=link,
+                        score=score, section=section)  # fmt: skip
+        return Block(page=page, heading=f"C{n} (source)", kind=kind, text=text, link=link,
+                     score=score, section=section)  # fmt: skip
+
+    def first(kind: str) -> str:
+        ranked = [
+            unit(kind, 1, "Usage — Setting a Python version",
+                 "Poetry resolves the dependencies for every Python version.", 0.9),
+            unit(kind, 2, "Usage — Installing",
+                 "The --no-root flag installs the dependencies only.", 0.5),
+        ]  # fmt: skip
+        packed = pack(ranked, words(question), 400, words)
+        return select(packed, question)[0].text
+
+    assert first("fact").startswith("The --no-root flag")
+    assert first("item").startswith("Poetry resolves")  # "sets" and "dependencies", as much
+
+
 def test_select_takes_a_verb_of_the_same_action() -> None:
     """ "deletes" in the question, "remove" in the answer: one action."""
     from wikic.query.quote import select

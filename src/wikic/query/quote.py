@@ -199,6 +199,12 @@ PARAGRAPH_WEIGHT = 0.95  # a fact says the same in fewer words: it wins a tie
 PASSAGE_BONUS = 3.0  # a unit of a passage already quoted (see `select`)
 LIST_BONUS = 2.0  # a lead-in naming what a "which X" question asks for: "The required keys are:"
 LIST_NOUN_AT = 3  # … among its last words
+# a word of the question only a fact's section holds counts this much of its weight: a fact is
+# one self-contained sentence, and the section it was copied from lends every fact of it its
+# words ("Setting a Python Version" lent "set" to a fact about Python versions for "How do you
+# make poetry install set up only the dependencies …?", "As an application developer" the
+# rare "applications" to a fact about pip that outranked PDM's answer)
+LABEL_WEIGHT = 0.5
 MIN_NEW_WORDS = 2  # a further quote must answer this many more words of the question (or a term)
 # verbs a question and its answer use for one action: "Which command deletes an alias?" is
 # answered by "`llm aliases remove` will remove the alias"
@@ -265,7 +271,9 @@ def select(
     further unit must add `MIN_NEW_WORDS` of the question's words or one of its key terms
     (one word in the passage of a quote already taken: its page, or the source paragraph a
     quoted fact was copied from), and a unit of that passage weighs `PASSAGE_BONUS` more: the
-    answer reads from one place, not from a page that shares a word by chance. A question
+    answer reads from one place, not from a page that shares a word by chance. A word only
+    a fact's section holds weighs `LABEL_WEIGHT` of its own: the fact says what it says
+    itself, while a list item's or paragraph's section says what it is about. A question
     about one thing gets one quote; a quoted lead-in ("run this:", "The required keys are:")
     brings what it introduces after it, and one that names what a "which X" question asks
     for, many of them (`asked_for`: "Which keys must a pointer contain?", not "In which file
@@ -286,14 +294,10 @@ def select(
         many = _closing_word(question)
     lists = {u.id for u in units if many and _lists(u, many)}
 
-    # each unit's page, label and what the answer would quote of it (quoting cuts paragraphs
+    # each unit's page title and what the answer would quote of it (quoting cuts paragraphs
     # and code with the tokenizer: once per unit)
     seen = {
-        u.id: [
-            u.evidence.heading,
-            u.evidence.section,
-            quote_text(u, question, count) if count else u.text,
-        ]
+        u.id: [u.evidence.heading, quote_text(u, question, count) if count else u.text]
         for u in units
     }
     # a lead-in is quoted with what it introduces (`_with_followers`): it answers with them
@@ -304,11 +308,19 @@ def select(
     # does, for the names a question asks about: "What do Litestream and LiteFS each use …?"
     origin = {u.id: u.evidence.origin if isinstance(u.evidence, Fact) else "" for u in units}
     names = _words(" ".join(t.text for t in terms if t.kind == "name"))
-    words_of = {
+    said = {
         u.id: (_words(" ".join(seen[u.id]), prose=u.evidence.kind != "code") & asked)
         | (_words(origin[u.id]) & names & asked)
         for u in units
     }
+    # its section: what a block is about ("Final proposed process" above "something where it
+    # would make sense to update rustc-guide"); where a fact, a sentence whole, was copied from
+    lent = {u.id: _words(u.evidence.section) & asked for u in units}
+    for u in units:
+        if u.evidence.kind != "fact":
+            said[u.id] |= lent[u.id]
+        seen[u.id].append(u.evidence.section)
+    words_of = {u.id: said[u.id] | lent[u.id] for u in units}
     terms_of = {
         u.id: {
             t.text
@@ -335,7 +347,8 @@ def select(
             enough = MIN_NEW_WORDS - near
             if u in quotes or (quotes and len(new_words) < enough and not new_terms):
                 continue
-            gain = sum(idf[w] for w in new_words) + KEY_TERM_WEIGHT * len(new_terms)
+            gain = sum(idf[w] * (1 if w in said[u.id] else LABEL_WEIGHT) for w in new_words)
+            gain += KEY_TERM_WEIGHT * len(new_terms)
             gain *= 1 if u.evidence.kind == "fact" else PARAGRAPH_WEIGHT
             gain *= PASSAGE_BONUS if near else 1
             gain *= LIST_BONUS if u.id in lists else 1
