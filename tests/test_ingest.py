@@ -177,6 +177,24 @@ def test_windows_of_all_sources_share_one_extraction_batch(wiki) -> None:
     assert sum(per_source) == extraction_rows and all(n >= 1 for n in per_source)
 
 
+def test_a_source_that_waits_for_a_later_round_has_its_summary_asked_in_the_first(wiki) -> None:
+    """Both sources write one page, so the second's page writes wait for the first's commit;
+    its source summary depends on its source alone and is decoded in the first write batch,
+    beside the first source's calls, not later in a batch of its own."""
+    backend = two_source_script().backend()
+    report = run(wiki, backend, all_new=True)
+    assert [o.status for o in report.outcomes] == ["ingested", "ingested"]
+    names = [c.schema.__name__ if c.schema else None for c in backend.history]
+    first_write = backend.batches[0]
+    rounds, start = [], first_write
+    for size in backend.batches[1:]:
+        rounds.append(names[start : start + size])
+        start += size
+    assert len(rounds) == 2 and rounds[0].count("SourceSummary") == 2
+    assert "SourceSummary" not in rounds[1] and rounds[1]  # its page writes only
+    assert_matches_golden(wiki.wiki, GOLDEN)  # the same pages as when asked in its own round
+
+
 def test_a_summary_that_copies_the_prompt_is_not_kept() -> None:
     from wikic.ingest.write import copies_prompt
 

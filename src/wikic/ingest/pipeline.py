@@ -359,12 +359,18 @@ def _write_all(
     that write no page in common go in one batch (a round); a source that writes a page an
     earlier one also writes waits for the next round, which reads the vault as that one's
     commit left it (so sources that share a page are committed in their order). If the round's
-    batch fails, its sources are asked one by one, so a bad source fails alone."""
+    batch fails, its sources are asked one by one, so a bad source fails alone.
+
+    A source page's summary depends on its source alone, so the summaries of the sources that
+    wait for a later round are asked in the current round's batch too (decoded beside the
+    others, not later in a smaller batch) and kept for their round."""
     cfg = paths.config.ingest
+    early: dict[int, Generation] = {}  # item index -> its summary's reply, asked a round ahead
     while pending:
         vault = Vault.load(paths.wiki)  # fresh: the earlier rounds are committed now
         round_: list[tuple[_Pending, WriteJob]] = []
         later: list[_Pending] = []
+        ahead: list[tuple[int, Request]] = []  # summaries of later rounds' sources
         claimed: set[str] = set()
         for item in pending:
             try:
@@ -383,14 +389,26 @@ def _write_all(
             writes = job.paths
             if writes & claimed:
                 later.append(item)  # after the earlier source that writes one of its pages
+                if job.summary_request is not None and item.index not in early:
+                    ahead.append((item.index, job.summary_request))
             else:
                 round_.append((item, job))
             claimed |= writes
-        replies = _round_replies(write_backend, round_, emit, n, walls)
+        asked = [
+            (item, job, job.requests[:-1] if item.index in early else job.requests)
+            for item, job in round_
+        ]
+        replies, ahead_replies = _round_replies(
+            write_backend, asked, [r for _, r in ahead], emit, n, walls
+        )
+        # none when the batch failed: those summaries are asked again in their own round
+        early.update(zip((i for i, _ in ahead), ahead_replies, strict=False))
         for (item, job), answer in zip(round_, replies, strict=True):
             if isinstance(answer, WikicError):
                 _fail(item.outcome, answer, emit, item.index, n)
                 continue
+            if item.index in early:
+                answer = [*answer, early.pop(item.index)]
             page = item.plan.source_page
             current = vault.pages.get(page) or before.get(page)
             try:
@@ -409,54 +427,53 @@ def _write_all(
 
 def _round_replies(
     write_backend: Callable[[], Backend],
-    round_: list[tuple[_Pending, WriteJob]],
+    round_: list[tuple[_Pending, WriteJob, list[Request]]],
+    ahead: list[Request],
     emit: ProgressFn,
     n: int,
     walls: dict[str, float],
-) -> list[list[Generation] | WikicError]:
-    """Each job's replies, from one batch; if that fails, from one batch per job (a failure
-    then belongs to its source alone)."""
-    rows = sum(len(job.requests) for _, job in round_)
-    for item, job in round_:
+) -> tuple[list[list[Generation] | WikicError], list[Generation]]:
+    """Each job's replies to its requests, and the replies to `ahead` (later sources'
+    summaries), from one batch; if that fails, from one batch per job (a failure then belongs
+    to its source alone) and `ahead` is asked again in its own round."""
+    rows = sum(len(requests) for _, _, requests in round_) + len(ahead)
+    for item, _, requests in round_:
         emit(
             ProgressEvent(
                 item.outcome.raw,
                 item.index,
                 n,
                 "write",
-                f"{len(job.requests)} model call(s), {rows} in one batch of {len(round_)} source(s)",
+                f"{len(requests)} model call(s), {rows} in one batch of {len(round_)} source(s)",
             )
         )
     start = time.perf_counter()
     if rows:
         write_backend()  # made outside the tries: a model that cannot be had stops the run
+    ahead_replies: list[Generation] = []
     try:
-        replies = _split(
-            _generate(write_backend, [r for _, j in round_ for r in j.requests]), round_
-        )
+        batch = _generate(write_backend, [*(r for _, _, rs in round_ for r in rs), *ahead])
+        answers = iter(batch)
+        replies: list[list[Generation] | WikicError] = [
+            [next(answers) for _ in requests] for _, _, requests in round_
+        ]
+        ahead_replies = list(answers)
     except WikicError:
         replies = []
-        for _, job in round_:
+        for _, _, requests in round_:
             try:
-                replies.append(_generate(write_backend, job.requests))
+                replies.append(_generate(write_backend, requests))
             except WikicError as exc:
                 replies.append(exc)
     seconds = round(time.perf_counter() - start, 3)
     walls["write"] = walls.get("write", 0.0) + seconds
-    for item, _ in round_:
+    for item, _, _ in round_:
         item.outcome.seconds["write"] = seconds  # the shared batch's wall time
-    return replies
+    return replies, ahead_replies
 
 
 def _generate(write_backend: Callable[[], Backend], requests: list[Request]) -> list[Generation]:
     return generate_batch(write_backend(), requests) if requests else []
-
-
-def _split(
-    replies: list[Generation], round_: list[tuple[_Pending, WriteJob]]
-) -> list[list[Generation] | WikicError]:
-    answers = iter(replies)
-    return [[next(answers) for _ in job.requests] for _, job in round_]
 
 
 def _commit(
