@@ -113,7 +113,7 @@ class IngestConfig(_Section):
 
 
 class QueryConfig(_Section):
-    context_tokens: int = Field(900, ge=256)  # facts shown to the model, grouped by page
+    context_tokens: int = Field(1200, ge=256)  # facts shown to the model, grouped by page
     max_answer_tokens: int = Field(256, ge=16)
     search_limit: int = Field(80, ge=1)  # facts and paragraphs taken from search
     # quote: the answer quotes the facts that answer, with their links; write: the model writes
