@@ -56,6 +56,17 @@ class StubServer:
                     stub.most_in_flight = max(stub.most_in_flight, stub._in_flight)
                     if stub.die_after is not None and stub.requests >= stub.die_after:
                         threading.Thread(target=stub.kill, daemon=True).start()
+                finished = False
+
+                def finish() -> None:
+                    # Leaves the count before the reply is written: once the client has read it,
+                    # its next request may arrive before this thread would run a `finally`.
+                    nonlocal finished
+                    if not finished:
+                        finished = True
+                        with stub._lock:
+                            stub._in_flight -= 1
+
                 try:
                     time.sleep(stub.delay_s)
                     if stub.dead:
@@ -63,6 +74,7 @@ class StubServer:
                         return  # no reply at all: the client sees the connection drop
                     content = stub.answer(body)
                     if content.startswith("HTTP "):
+                        finish()
                         self.send_response(int(content[5:8]))
                         self.send_header("Content-Type", "application/json")
                         self.end_headers()
@@ -70,13 +82,13 @@ class StubServer:
                         return
                     with stub._lock:
                         stub.answered += 1  # before the reply: the client may be done after it
+                    finish()
                     self.send_response(200)
                     self.send_header("Content-Type", "text/event-stream")
                     self.end_headers()
                     self.wfile.write(sse(content))
                 finally:
-                    with stub._lock:
-                        stub._in_flight -= 1
+                    finish()
 
             def log_message(self, *args: Any) -> None:
                 pass
