@@ -24,6 +24,20 @@ def test_names_in_and_mentions_ignore_case_and_plurals() -> None:
     assert name_key("caches") == name_key("cache") and name_key("entities") == name_key("entity")
 
 
+def test_two_words_snowball_stems_alike_are_not_one_name() -> None:
+    # "specification" and "specific" are both `specif`: a page "Specification" gathered every
+    # sentence saying "specific" (held-out code-only compile, before this check)
+    assert name_key("specification") == name_key("specific")
+    assert not g.mentions(["Specification"], "It installs the application's specific files.")
+    assert not g.names_in(["specification"], "A specific value is used.")
+    assert not g.mentions(["Python installation"], "The Python installers include pip.")
+    # inflections of one word still name it
+    assert g.mentions(["Specification"], "Both specifications define it.")
+    assert g.mentions(["cache"], "Caching is turned off.")
+    assert g.mentions(["commit"], "Each transaction is committed.")
+    assert g.names_in(["retention policy"], "retention policies apply")
+
+
 def test_guess_type_reads_capitalisation() -> None:
     assert g.guess_type("Andrej Karpathy", TEXT, "concept") == "entity"
     assert g.guess_type("prefix caching", TEXT, "entity") == "concept"

@@ -33,12 +33,14 @@ from typing import Generic, TypeVar
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import is_subject
+from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.name_rules import (
     distinct_names,
     last_component,
 )
 from wikic.language.sentences import Sentence
+from wikic.language.stopwords import ARTICLES
 from wikic.language.vocabulary import is_common_term
 from wikic.vault.name_keys import BLOCK, acronym, initials
 from wikic.vault.names import name_key
@@ -164,7 +166,10 @@ def shared_mentions(
 
 def _written_as(name: str, written: str) -> bool:
     """Whether the run `written` names the page `name`: a code-like name or one with capitals
-    inside verbatim (`pdm.lock`, `SQLite`, not "sqlite" in a sentence about files)."""
+    inside verbatim (`pdm.lock`, `SQLite`, not "sqlite" in a sentence about files); any other
+    as the same words, not two words of one stem ("specific" is not "specification")."""
     if " " in name.strip() or plain_word(name):
-        return True
+        # "the lockfile" for "lock file": a compound joined or split, compared by key alone
+        words = [w for w in _WORDS_RE.findall(written) if w.casefold() not in ARTICLES]
+        return len(word_keys(name)) != len(words) or names_in([name], written)
     return written in (name, name + "s")

@@ -92,9 +92,48 @@ def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     return name, ()
 
 
+# the endings that inflect an English word: "lock" / "locks", "locked", "locking"
+INFLECTIONS = frozenset({"s", "es", "d", "ed", "ing", "ings"})
+
+
 def word_keys(text: str) -> list[str]:
     """The words of `text` as name keys: case, accents and plurals do not count."""
     return [name_key(w) for w in _WORD_RE.findall(text)]
+
+
+def _spelled(text: str) -> list[tuple[str, str]]:
+    """The words of `text` as (name key, the word case-folded)."""
+    return [(name_key(w), w.casefold()) for w in _WORD_RE.findall(text)]
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two case-folded words of one name key are one word inflected ("lock" /
+    "locking" / "locked", "cache" / "caching", "policy" / "policies", "log" / "logging"), not
+    two words Snowball stems alike ("specific" / "specification", both `specif`; "activate"
+    / "activity"): taking one of `INFLECTIONS` off each (a doubled last letter undone, an
+    "e" put back, "i" made "y") leaves a form the two share. English only, like the stemmer."""
+    return a == b or not _bases(a).isdisjoint(_bases(b))
+
+
+def _bases(word: str) -> set[str]:
+    out = {word}
+    for ending in INFLECTIONS:
+        base = word[: -len(ending)]
+        if not word.endswith(ending) or len(base) < 2:
+            continue
+        out |= {base, base + "e"}
+        if base[-1] == base[-2]:
+            out.add(base[:-1])  # "logging"
+        if base.endswith("i"):
+            out.add(base[:-1] + "y")  # "policies"
+    return out
+
+
+def _run_at(words: Sequence[tuple[str, str]], i: int, wanted: Sequence[tuple[str, str]]) -> bool:
+    return all(
+        k == wk and same_word(w, ww)
+        for (k, w), (wk, ww) in zip(words[i : i + len(wanted)], wanted, strict=True)
+    )
 
 
 def _content(words: Iterable[str]) -> set[str]:
@@ -110,19 +149,28 @@ def content_words(text: str) -> set[str]:
 
 def names_in(names: Sequence[str], text: str) -> bool:
     """Whether one of `names` occurs in `text` as a run of words (case- and plural-insensitive)."""
-    words = word_keys(text)
+    words = _spelled(text)
     for name in names:
-        wanted = word_keys(name)
+        wanted = _spelled(name)
         n = len(wanted)
-        if n and any(words[i : i + n] == wanted for i in range(len(words) - n + 1)):
+        if n and any(_run_at(words, i, wanted) for i in range(len(words) - n + 1)):
             return True
     return False
 
 
 def mentions(names: Sequence[str], sentence: str) -> bool:
-    """Whether `sentence` names the topic: all content words of one name appear in it."""
-    present = set(word_keys(sentence))
-    return any(_content(word_keys(n)) and _content(word_keys(n)) <= present for n in names)
+    """Whether `sentence` names the topic: all content words of one name appear in it, each
+    as the same word (`same_word`), not only the same stem."""
+    present: dict[str, set[str]] = {}
+    for key, word in _spelled(sentence):
+        present.setdefault(key, set()).add(word)
+    for name in names:
+        wanted = [(k, w) for k, w in _spelled(name) if k in _content([k])]
+        if wanted and all(
+            k in present and any(same_word(w, p) for p in present[k]) for k, w in wanted
+        ):
+            return True
+    return False
 
 
 def related(alias: str, name: str) -> bool:
