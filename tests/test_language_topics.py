@@ -688,6 +688,25 @@ def test_a_section_whose_example_runs_an_option_its_heading_names_is_that_option
     assert "--threads" not in {t.name for t in section_topics(other, fact_sentences(other))}
 
 
+def test_a_subcommand_the_heading_names_is_the_page_though_the_prose_never_writes_it() -> None:
+    # pipenv's "Locking Dependencies" (scripts/data/overlap): each task's section shows the
+    # command alone, and the prose says what it does without naming it
+    text = (
+        "# Locking\n\n## Verifying Lock File Integrity\n\nTo verify that your lock file is "
+        "up-to-date with your `Pipfile`:\n\n```bash\n$ pipenv verify\n```\n\nThis is useful "
+        "in CI/CD pipelines to catch a lock file that was not updated.\n\n"
+        "## Updating Specific Dependencies\n\nThe lock file keeps every other package as it "
+        "was when one package is updated.\n\n```bash\n$ pipenv update requests\n```\n\n"
+        "## Summarize\n\nThe tool summarizes the time that each step of a trace took.\n\n"
+        "```sh\n$ summarize summarize trace.json\n```\n"
+    )
+    doc = parse_document(text, filename="locking.md")
+    names = [t.name for t in section_topics(doc, fact_sentences(doc))]
+    assert "pipenv verify" in names and "Verifying Lock File Integrity" not in names
+    assert "pipenv update" in names  # the argument after the subcommand is not part of it
+    assert "summarize summarize" not in names  # a program run on a file named after it
+
+
 def test_a_section_whose_example_runs_a_subcommand_its_heading_names_is_that_commands_page() -> (
     None
 ):

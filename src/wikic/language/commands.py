@@ -60,7 +60,7 @@ def command_names(doc: Document) -> list[str]:
         for line in block.text.splitlines():
             if not (line.startswith("$ ") or block.lang in _SHELL_LANGS):
                 continue
-            words = _command(line.removeprefix("$ "))
+            words = command_words(line.removeprefix("$ "))
             programs.update(words[:1])
             # `git lfs pointer` is named when the prose names it, or its subcommand (`pointer`)
             while words and not (
@@ -73,7 +73,7 @@ def command_names(doc: Document) -> list[str]:
         if block.kind == "code" or block.toc:
             continue
         for span in block.code_spans:
-            words = _command(span)
+            words = command_words(span)
             option = any(t.startswith("-") for t in span.split()[1:])
             called = re.search(rf"(?<![\w-]){re.escape(span)}\s+commands?\b", block.text)
             if len(span.split()) > 1 and words and (words[0] in programs or option or called):
@@ -81,7 +81,7 @@ def command_names(doc: Document) -> list[str]:
     return sorted(counts, key=lambda c: -counts[c])
 
 
-def _command(line: str) -> list[str]:
+def command_words(line: str) -> list[str]:
     """The program (its file name, without a path) and the plain words after it."""
     tokens = line.split("#", 1)[0].split()
     while tokens and ("=" in tokens[0] or tokens[0] == "sudo"):

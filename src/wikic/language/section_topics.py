@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from wikic.language.commands import USAGE_PER_TOPIC, command_names, flag_aliases
+from wikic.language.commands import USAGE_PER_TOPIC, command_names, command_words, flag_aliases
 from wikic.language.definitions import defined_terms
 from wikic.language.evidence import (
     FACTS_PER_SECTION_TOPIC,
@@ -131,8 +131,16 @@ def section_command(heading: str, blocks: Sequence[Block], commands: Sequence[st
         if b.kind == "code"
         for line in b.text.splitlines()
     ]
+    # the section's own lines count too: a subcommand the heading names is run there even
+    # when the prose never writes it ("Verifying Lock File Integrity" runs `pipenv verify`)
+    own = [
+        " ".join(w[:n])
+        for w in map(command_words, lines)
+        for n in range(2, len(w) + 1)
+        if w[0] not in w[1:n]  # `summarize summarize trace.json`: the program, then a file
+    ]
     best: tuple[int, str] | None = None
-    for command in commands:
+    for command in dict.fromkeys((*commands, *(c for c in own if c))):
         words = command.split()
         if len(words) < 2 or not all(stem(w) in said for w in words[1:]):
             continue
