@@ -12,7 +12,14 @@ from wikic.ingest.members import safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
 from wikic.language.headings import title_subjects
-from wikic.language.openings import bare_default, cut_before_code, defines, opening_fault
+from wikic.language.openings import (
+    bare_default,
+    cut_before_code,
+    defines,
+    defining_text,
+    opening_fault,
+    points_back,
+)
 from wikic.llm.fake import FakeBackend
 from wikic.vault.document import parse_document
 from wikic.vault.links import parse_links
@@ -59,6 +66,51 @@ def test_a_sentence_that_refers_back_or_is_cut_before_its_code_is_not_an_opening
         assert fault is not None and why in fault, (text, fault)
     assert cut_before_code("Run it with:")
     assert not cut_before_code("`OLLAMA_HOST` is the address the server binds to.")
+
+
+def test_a_sentence_that_continues_its_document_is_not_an_opening() -> None:
+    # openings a reader found meaningless alone in the overlapping development wiki
+    for text in (
+        "Again, this is only the case in Read Committed mode.",
+        "For example, LMDB allows several unsafe actions such as direct writes.",
+        "In contrast, the ANSI Repeatable Read isolation level allows phantom reads.",
+        "However, if you want static URLs in the lock file, pass `--strategy static_urls`.",
+        "The second step is retention enforcement.",
+        "The table also shows that Repeatable Read does not allow phantom reads.",
+        "See the Migration Guide if you are upgrading from v0.3.x.",
+        "(When WAL archiving is being done, the log segments must be archived.)",
+    ):
+        fault = opening_fault(
+            [
+                "Read Committed",
+                "LMDB",
+                "Repeatable Read",
+                "lock file",
+                "retention",
+                "v0.3.x",
+                "WAL archiving",
+                "static URLs",
+            ],
+            text,
+        )
+        assert fault == "continues what its document said before", (text, fault)
+    assert opening_fault(["Bolt"], "Bolt is a pure Go key/value store.") is None
+    assert opening_fault(["Seeking"], "Seeking is slow on disks.") is None  # "See" is a word
+
+
+def test_a_sentence_that_points_back_opens_a_page_only_when_nothing_better_does() -> None:
+    texts = [
+        "There are several ways to run commands within this virtual environment.",
+        "By default, Poetry creates a virtual environment in `{cache-dir}/virtualenvs`.",
+    ]
+    assert points_back(texts[0]) and not points_back("The `this` keyword is bound.")
+    assert defining_text("Virtual environment", texts) == texts[1]
+    # a definition wins though it points back: it still says what the thing is
+    ltx = [
+        "Each LTX file is associated with a transaction ID.",
+        "An LTX file is an additional packaging format for these change sets.",
+    ]
+    assert defining_text("LTX file", ltx) == ltx[1]
 
 
 def test_an_opening_names_its_subject() -> None:

@@ -37,6 +37,17 @@ _BARE_DEFAULT_RE = re.compile(
     r"set (?:to|this|it)\b|optional\b|required\b|(?:only )?(?:used|applies|ignored) (?:when|if)\b)",
     re.IGNORECASE,
 )
+# a reader of the page alone asks "again after what?", "an example of what?", "which step?":
+# a connective that continues an argument, a step of a sequence, a pointer to another text
+_CONTINUES_RE = re.compile(
+    r"^(?:Again|Additionally|Further|Furthermore|Moreover|However|Nevertheless|Similarly|"
+    r"Likewise|Conversely|Alternatively|Therefore|Thus|Hence|Finally|Lastly|First(?:ly)?|"
+    r"Second(?:ly)?|Third(?:ly)?|Next|Still|Meanwhile|In (?:contrast|addition|particular|"
+    r"practice|short)|For (?:example|instance)|As a result|On the other hand|See|"
+    r"The (?:other|second|third|next|last|final|remaining|table|figure|diagram|example|output|"
+    r"snippet|listing)\b)\b"
+)
+_DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|those|such an?)\b(?![-\w])", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'’]+")
 # words no sentence ends with: a lead-in whose code block was its end ("… the command line
 # with."); "binds to." and "is set by." are whole
@@ -50,6 +61,13 @@ def refers_back(text: str) -> bool:
     """Whether `text` opens by pointing at what its document said before ("These are …",
     "The above command …", "It defaults …")."""
     return _REFERS_BACK_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+
+
+def points_back(text: str) -> bool:
+    """Whether `text` points at something its document named before, anywhere in it ("…
+    within this virtual environment", "… one of those two outcomes", "such a piece"): it may
+    open a page when nothing better does, but reads worse than a sentence that does not."""
+    return _DEMONSTRATIVE_RE.search(re.sub(r"`[^`]*`", " ", plain(text))) is not None
 
 
 def bare_default(text: str) -> bool:
@@ -85,6 +103,8 @@ def leans_on_context(text: str) -> str | None:
         return "refers back to what its document said before"
     if _BARE_DEFAULT_RE.match(opening):
         return "a default or condition without its subject"
+    if _CONTINUES_RE.match(opening) or flat.startswith("("):
+        return "continues what its document said before"
     if table_row_reason(flat):
         return "a table row"
     return None
@@ -154,6 +174,7 @@ class OpeningFaults(NamedTuple):
     late_subject: bool  # on a shared page: it names the subject late (`names_subject_late`)
     weak: bool  # it refers back or does not open like a sentence
     no_kind: bool  # it does not name the subject as a kind of thing ("is an …")
+    points: bool  # it points at something named before ("… this virtual environment")
     no_definition: bool  # it does not both name the subject and define something
     row: bool  # a table row
     no_opening: bool  # it does not open like a sentence
@@ -177,6 +198,7 @@ def opening_faults(title: str, text: str, *, proper: frozenset[str] | None = Non
         late_subject=proper is not None and names_subject_late(title, text),
         weak=follows_on(text) or not opens,
         no_kind=not kind,
+        points=points_back(text),
         no_definition=not (names and verb),
         row=table_row_reason(text) is not None,
         no_opening=not opens,
