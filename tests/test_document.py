@@ -443,6 +443,32 @@ def test_myst_roles_read_as_their_text_or_as_code() -> None:
     assert plain.code_spans == ("code",)
 
 
+def test_docs_site_markup_is_not_the_texts_words() -> None:
+    """MkDocs admonitions, Hugo shortcodes and a superscript role, as PDM's, Poetry's and pip's
+    documentation write them (scripts/data/overlap): an admonition's body is paragraphs, not
+    "tip Added in 2.25.0." and an indented code block; the markup leaves the text."""
+    doc = parse(
+        "PDM supports two lock file formats.\n\n"
+        "!!! tip\n    Added in 2.25.0.\n\n"
+        "    Added experimental support for the pylock file format.\n\n"
+        '??? note "Details"\n    Hidden text here.\n\n'
+        "{{% note %}} If managing your own virtual environment, use it. {{% /note %}}\n\n"
+        'See [Activating]({{< relref "managing-environments" >}}).\n\n'
+        "{sup}`1` Compatible versions differ in the final segment.\n"
+    )
+    assert [b.kind for b in doc.blocks] == ["paragraph"] * 7
+    assert [b.text for b in doc.blocks] == [
+        "PDM supports two lock file formats.",
+        "Added in 2.25.0.",
+        "Added experimental support for the pylock file format.",
+        "Hidden text here.",
+        "If managing your own virtual environment, use it.",
+        "See Activating.",
+        "Compatible versions differ in the final segment.",
+    ]
+    assert doc.blocks[5].markdown == "See Activating."
+
+
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     doc = parse("1986\\. A fine year.\n\n\\- not an item\n")
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]

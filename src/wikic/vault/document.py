@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -100,6 +101,7 @@ _MD = (
     .enable(["table", "strikethrough"])
     .use(front_matter_plugin)
     .use(footnote_plugin)
+    .use(admon_plugin)  # `!!! note`, `??? tip "Title"`: MkDocs and Python-Markdown admonitions
 )
 _DATE_PREFIX_RE = re.compile(r"(\d{4}-\d{2}-\d{2})[-_ ]*(.*)")
 _ANCHOR_ONLY_RE = re.compile(r"[\s\d.,;:|/()\-–—•·]*")
@@ -177,6 +179,10 @@ class _Builder:
             kind = node.type
             if kind == "heading":
                 self.heading(node)
+                previous = None
+                continue
+            if kind == "admonition":  # its body is the document's text; its title a label
+                self.walk([c for c in node.children if c.type != "admonition_title"], ctx)
                 previous = None
                 continue
             if kind in ("bullet_list", "ordered_list"):

@@ -29,6 +29,11 @@ _TEXT_ROLES = frozenset({
     "cite", "eq",
 })  # fmt: skip
 _ROLE_TARGET_RE = re.compile(r"\s*<[^<>]*>$")
+# roles whose content is a mark, not text: a footnote number set as a superscript
+_DROPPED_ROLES = frozenset({"sup", "sub"})
+# Hugo shortcodes (`{{% note %}}`, `{{< relref "x" >}}`): template markup, not the text's words
+_SHORTCODE_RE = re.compile(r"\{\{[%<].*?[%>]\}\}")
+_EMPTIED_LINK_RE = re.compile(r"\[([^\[\]]+)\]\(\s*\)")
 
 
 def escape(text: str) -> str:
@@ -99,7 +104,10 @@ class _Renderer:
     def node(self, node: SyntaxTreeNode) -> None:
         kind = node.type
         if kind == "text":
-            self.add_text(node.content, escape(_SPACE_RE.sub(" ", node.content)))
+            content = _SHORTCODE_RE.sub("", node.content)
+            if content != node.content:  # `[text]({{< relref "x" >}})` was no link to markdown
+                content = _EMPTIED_LINK_RE.sub(r"\1", content)
+            self.add_text(content, escape(_SPACE_RE.sub(" ", content)))
         elif kind in ("softbreak", "hardbreak"):
             self.add_text(" ", " ")
         elif kind == "code_inline":
@@ -130,6 +138,8 @@ class _Renderer:
         """`{ref}`plugins mechanism <installing-plugins>`` reads "plugins mechanism";
         `{func}`~llm.get_model`` is the code `llm.get_model`."""
         shown = _ROLE_TARGET_RE.sub("", content).strip() or content.strip(" <>")
+        if name.rpartition(":")[2] in _DROPPED_ROLES:
+            return
         if name.rpartition(":")[2] in _TEXT_ROLES:
             self.add_text(shown, escape(shown))
         else:
