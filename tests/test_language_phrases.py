@@ -168,6 +168,19 @@ def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
     assert not {"free-threaded", "deferred-free", "write-up", "pre-release"} & set(found), found
 
 
+def test_a_compound_joined_by_a_preposition_or_a_version_is_no_candidate() -> None:
+    # uv's "up-to-date" and Litestream's "v0.3.x" made pages of the overlapping corpus
+    text = (
+        "Check that the lockfile is up-to-date. An up-to-date lockfile is fast. "
+        "Keep the lockfile up-to-date. Earlier v0.3.x releases used generations. "
+        "Upgrade from v0.3.x first. The v0.3.x format is gone. Point-in-time recovery "
+        "restores a backup. Use point-in-time recovery often. Point-in-time recovery is slow.\n"
+    )
+    found = candidates(text)
+    assert not {"up-to-date", "v0.3.x"} & set(found), found
+    assert "Point-in-time recovery" in found or "point-in-time recovery" in found, found
+
+
 def test_a_plural_noun_before_a_noun_is_not_a_verb() -> None:
     """An -s word after a determiner is a plural noun qualifying the next ("the weights file",
     "each models directory"); after its subject it is a verb with its object ("BPE merges

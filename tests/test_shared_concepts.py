@@ -121,6 +121,18 @@ def test_switching_shared_concepts_off(tmp_path: Path) -> None:
     assert "concepts/snapshot.md" not in off.pages
 
 
+def test_a_generic_word_written_as_code_makes_no_page(tmp_path: Path) -> None:
+    # Poetry's and PDM's `name` (a TOML key) gathered seven unrelated sentences on one page
+    files = {
+        "a.md": "# Project\n\nThe `name` key is required. Set `name` before you publish. The "
+        "`name` must be unique on the index. The `version` key is required too.\n",
+        "b.md": "# Packages\n\nEach `name` is normalised first. A `name` may use dashes. Pass "
+        "the `name` of the package to install it.\n",
+    }
+    wiki = Vault.load(_compile(tmp_path / "w", files).wiki)
+    assert not any(p.props.get("title") == "name" for p in wiki.pages.values())
+
+
 def test_three_authors_on_lock_files_make_one_golden_page(tmp_path: Path) -> None:
     """Excerpts of the uv, Poetry and PDM documentation (tests/data/shared/SOURCES.md),
     compiled code only: one "Lock file" page whose opening names it, with each source's

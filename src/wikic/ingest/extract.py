@@ -369,7 +369,9 @@ def _code_topics(
     # not the `clean` of "clean filter"
     coded = set(code_terms(doc)) - {k.split()[0] for k in kind_names(doc)}
     evident = evidence_topics(
-        [*names, *more],
+        # a generic word is no page though the text writes it as code (`name`, a TOML key):
+        # the rule that drops the model's generic names (`grounding.clean_name`)
+        [n for n in (*names, *more) if grounding.clean_name(n) is not None],
         sentences,
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),

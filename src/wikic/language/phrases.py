@@ -50,6 +50,11 @@ _LIST_WORDS = frozenset({"and", "or", "like", "such", "as", "including", "e.g", 
 # a lower-case compound the text keeps naming: "rustc-guide", "pre-release" (not "write-up"
 # said once, nor "target-specific", an adjective: `_ADJECTIVE_COMPOUND_RE`)
 _COMPOUND_RE = re.compile(r"(?<![\w`./-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w`/-])")
+# a compound joined by a preposition is said of something: "up-to-date", "out-of-date",
+# "end-to-end", "point-in-time"; a name only with the noun after it ("point-in-time recovery")
+_PREPOSITION_COMPOUND_RE = re.compile(r"[a-z]+(?:-[a-z]+)*-(?:to|of|in|on|at|by|for)-[a-z-]+")
+# a version ("v0.3.x", "2.25.0", "v10"): when something happened, not a subject
+_VERSION_RE = re.compile(r"v?\d+(?:\.(?:\d+|x))*(?:\.x)?", re.IGNORECASE)
 MIN_COMPOUND_SENTENCES = 3
 
 
@@ -176,6 +181,8 @@ def topic_candidates(
             not key
             or text.casefold() in TOPICLESS_WORDS
             or _ADJECTIVE_COMPOUND_RE.fullmatch(text.split()[-1])
+            or _PREPOSITION_COMPOUND_RE.fullmatch(text.split()[-1])
+            or _VERSION_RE.fullmatch(text)
         ):
             return
         counts[key] += 1
