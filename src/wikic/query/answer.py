@@ -239,6 +239,8 @@ def answer_question(
             context_tokens or cfg.context_tokens,
             model.count_tokens,
             key_terms(question),
+            found.names,
+            found.sources,
         )
         agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
         before_model = time.perf_counter() - started

@@ -11,8 +11,8 @@ The numbers are the only ids an answer can cite; code maps them back to links.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from wikic.language.stemming import stem_prefix
@@ -101,6 +101,8 @@ class Packed:
     text: str  # the rendered evidence block
     shown: tuple[Shown, ...]  # in render order
     tokens: int
+    names: tuple[str, ...] = ()  # the question's words that name a page of the wiki
+    named_sources: tuple[str, ...] = ()  # the sources those pages cite (`retrieve.named_sources`)
 
     @property
     def ids(self) -> list[int]:
@@ -112,6 +114,13 @@ class Packed:
     @property
     def pages(self) -> list[str]:
         return list(dict.fromkeys(s.evidence.page for s in self.shown))
+
+
+def source_of(e: Evidence) -> str | None:
+    """The source page a unit comes from: a fact's cited one, a source page's own block."""
+    if isinstance(e, Fact):
+        return e.holds.split("#^", 1)[0] + ".md" if e.holds and "#^" in e.holds else None
+    return e.page if e.page.startswith("sources/") else None
 
 
 def words(text: str) -> list[str]:
@@ -264,6 +273,8 @@ def pack(
     budget: int,
     count: TokenCounter,
     terms: Sequence[KeyTerm] = (),
+    names: Sequence[str] = (),
+    named_sources: Collection[str] = (),
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
@@ -276,7 +287,8 @@ def pack(
     ranks a long table low for one rare number ("… with 35 layers offloaded?" is answered by
     one row of sixteen), and an answer is declined when no shown unit holds a number or name
     the question asks about (`terms.unsupported`)."""
-    packed = _pack(ranked, query_words, budget, count)
+    names, sources = tuple(names), tuple(sorted(named_sources))
+    packed = replace(_pack(ranked, query_words, budget, count), names=names, named_sources=sources)
     wanted = [t for t in terms if t.kind in ("number", "name")]
     missing = missing_terms(wanted, [s.text for s in packed.shown])
     shown = {id(s.evidence) for s in packed.shown}
@@ -291,8 +303,12 @@ def pack(
     if not promoted:
         return packed
     rest = [e for e in ranked if all(e is not p for p in promoted)]
-    return _pack(
-        [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
+    return replace(
+        _pack(
+            [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
+        ),
+        names=names,
+        named_sources=sources,
     )
 
 
