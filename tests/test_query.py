@@ -1390,8 +1390,8 @@ def test_a_question_naming_a_page_prefers_what_that_pages_sources_say(wiki) -> N
     assert found.names == ("uv",)
     first = next(e for e in found.evidence if e.kind != "overview")
     assert first.link is not None and first.link.startswith("sources/uv-sync#^")
-    packed = pack(found.evidence, query_words(question), 400, words, (), found.names, found.sources)
-    assert packed.names == ("uv",) and packed.named_sources == ("sources/uv-sync.md",)
+    packed = pack(found.evidence, query_words(question), 400, words, (), found.named)
+    assert packed.named == (("uv", "sources/uv-sync.md"),)
     assert select(packed, question)[0].evidence.link == "sources/uv-sync#^p1"
     unnamed = pack(found.evidence, query_words(question), 400, words)
     assert select(unnamed, question)[0].evidence.link == "sources/pdm-sync#^p1"

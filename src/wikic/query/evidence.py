@@ -11,7 +11,7 @@ The numbers are the only ids an answer can cite; code maps them back to links.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -101,8 +101,13 @@ class Packed:
     text: str  # the rendered evidence block
     shown: tuple[Shown, ...]  # in render order
     tokens: int
-    names: tuple[str, ...] = ()  # the question's words that name a page of the wiki
-    named_sources: tuple[str, ...] = ()  # the sources those pages cite (`retrieve.named_sources`)
+    # (a run of the question's words that names a page, a source that page cites)
+    # (`retrieve.named_sources`)
+    named: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for n, _ in self.named))
 
     @property
     def ids(self) -> list[int]:
@@ -273,8 +278,7 @@ def pack(
     budget: int,
     count: TokenCounter,
     terms: Sequence[KeyTerm] = (),
-    names: Sequence[str] = (),
-    named_sources: Collection[str] = (),
+    named: Sequence[tuple[str, str]] = (),
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
@@ -287,8 +291,7 @@ def pack(
     ranks a long table low for one rare number ("… with 35 layers offloaded?" is answered by
     one row of sixteen), and an answer is declined when no shown unit holds a number or name
     the question asks about (`terms.unsupported`)."""
-    names, sources = tuple(names), tuple(sorted(named_sources))
-    packed = replace(_pack(ranked, query_words, budget, count), names=names, named_sources=sources)
+    packed = replace(_pack(ranked, query_words, budget, count), named=tuple(named))
     wanted = [t for t in terms if t.kind in ("number", "name")]
     missing = missing_terms(wanted, [s.text for s in packed.shown])
     shown = {id(s.evidence) for s in packed.shown}
@@ -307,8 +310,7 @@ def pack(
         _pack(
             [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
         ),
-        names=names,
-        named_sources=sources,
+        named=tuple(named),
     )
 
 

@@ -49,8 +49,13 @@ KIND_WEIGHT = {
 class Retrieved:
     evidence: list[Evidence]  # best first
     closest: list[tuple[str, str]]  # (page path, title) of the best pages, for a declined answer
-    names: tuple[str, ...] = ()  # the question's words that name a page (`named_sources`)
-    sources: tuple[str, ...] = ()  # the sources those pages cite
+    # (a run of the question's words that names a page, a source that page cites), in order
+    # (`named_sources`)
+    named: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for n, _ in self.named))
 
 
 def _link(hit: PassageHit) -> str | None:
@@ -116,36 +121,37 @@ def retrieve(
     linked -= set(pages[:LINK_HOP_FROM])
     evidence = [_evidence(h, h.path in linked) for h in hits]
     evidence = _with_introduced(store, _with_origins(store, evidence))
-    names, named = named_sources(store, question)
-    if named:
+    named = named_sources(store, question)
+    sources = {source for _, source in named}
+    if sources:
         evidence = [
-            replace(e, score=e.score * NAMED_SOURCE_BOOST) if source_of(e) in named else e
+            replace(e, score=e.score * NAMED_SOURCE_BOOST) if source_of(e) in sources else e
             for e in evidence
         ]
     evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
     titles = {h.path: h.title for h in hits}
     best = list(dict.fromkeys(e.page for e in evidence))[:3]
-    return Retrieved(evidence, [(p, titles[p]) for p in best], tuple(names), tuple(sorted(named)))
+    return Retrieved(evidence, [(p, titles[p]) for p in best], tuple(named))
 
 
-def named_sources(store: Store, question: str) -> tuple[list[str], set[str]]:
-    """(the runs of `question`'s words that name a page by title or alias, the paths of the
-    sources those pages cite), for pages citing at most `MAX_NAMED_SOURCES` sources: the names
-    and documents the question asks about."""
+def named_sources(store: Store, question: str) -> list[tuple[str, str]]:
+    """(a run of `question`'s words that names a page by title or alias, a source that page
+    cites), for the pages citing at most `MAX_NAMED_SOURCES` sources: the names and documents
+    the question asks about."""
     words = _NAME_TOKEN_RE.findall(question)
-    names: list[str] = []
-    found: set[str] = set()
+    found: dict[tuple[str, str], None] = {}
     for n in range(MAX_NAME_WORDS, 0, -1):
         for i in range(len(words) - n + 1):
             run = " ".join(words[i : i + n])
             for info in store.named(run):
                 if info.type == "source":
                     continue
-                cited = {f"{m}.md" for m in _SOURCE_LINK_RE.findall(str(info.props.get("sources")))}
+                cited = sorted(
+                    {f"{m}.md" for m in _SOURCE_LINK_RE.findall(str(info.props.get("sources")))}
+                )
                 if 0 < len(cited) <= MAX_NAMED_SOURCES:
-                    found |= cited
-                    names += [run] if run not in names else []
-    return names, found
+                    found.update(dict.fromkeys((run, c) for c in cited))
+    return list(found)
 
 
 def _with_introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
