@@ -79,6 +79,7 @@ def test_a_sentence_that_continues_its_document_is_not_an_opening() -> None:
         "The table also shows that Repeatable Read does not allow phantom reads.",
         "See the Migration Guide if you are upgrading from v0.3.x.",
         "(When WAL archiving is being done, the log segments must be archived.)",
+        "Added in 2.10.0.",
     ):
         fault = opening_fault(
             [

@@ -38,14 +38,15 @@ _BARE_DEFAULT_RE = re.compile(
     re.IGNORECASE,
 )
 # a reader of the page alone asks "again after what?", "an example of what?", "which step?":
-# a connective that continues an argument, a step of a sequence, a pointer to another text
+# a connective that continues an argument, a step of a sequence, a pointer to another text, a
+# version note ("Added in 2.10.0.": of what its heading names)
 _CONTINUES_RE = re.compile(
     r"^(?:Again|Additionally|Further|Furthermore|Moreover|However|Nevertheless|Similarly|"
     r"Likewise|Conversely|Alternatively|Therefore|Thus|Hence|Finally|Lastly|First(?:ly)?|"
     r"Second(?:ly)?|Third(?:ly)?|Next|Still|Meanwhile|In (?:contrast|addition|particular|"
     r"practice|short)|For (?:example|instance)|As a result|On the other hand|See|"
     r"The (?:other|second|third|next|last|final|remaining|table|figure|diagram|example|output|"
-    r"snippet|listing)\b)\b"
+    r"snippet|listing)\b|(?:Added|Changed|Deprecated|Removed|New) in v?\d)\b"
 )
 _DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|those|such an?)\b(?![-\w])", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'’]+")
