@@ -16,7 +16,7 @@ from wikic.llm.fake import FakeBackend
 from wikic.query.answer import DECLINED, NOTHING_FOUND, answer_question, check_citations
 from wikic.query.compose import INFERENCE_MARK, TASKS, compose, schema_text
 from wikic.query.evidence import Block, Evidence, Fact, Shown, pack
-from wikic.query.quote import QUOTE_TOKENS, quote_text, select
+from wikic.query.quote import QUOTE_TOKENS, quote_text
 from wikic.query.retrieve import HOP_BOOST, retrieve
 from wikic.query.terms import key_terms, unsupported
 from wikic.store.db import open_store
@@ -1357,41 +1357,3 @@ def test_an_answer_from_a_changelog_gives_the_release_in_text_and_json(wiki) -> 
         "0.5 (2023-07-12): Plugins are available for 19 models [[sources/changes#^p2]]."
     )
     assert result.to_dict()["sentences"][0]["release"] == "0.5 (2023-07-12)"
-
-
-def test_a_question_naming_a_page_prefers_what_that_pages_sources_say(wiki) -> None:
-    """Two tools' documents say the same words; the question names one of them in lower case.
-    The wiki knows `uv` is a page whose one source is uv's document: that document's units
-    rank first, and "uv" is a name the quote is chosen for (the overlapping corpus's "Does uv
-    sync remove packages …?" was answered with PDM's `--clean`)."""
-    commit_pages(
-        wiki,
-        {
-            "wiki/sources/uv-sync.md": "---\ntype: source\ntitle: Locking and syncing\n---\n\n"
-            "# Locking and syncing\n\n## Text\n\n"
-            "By default, `uv sync` removes packages that are not in the lockfile. ^p1\n\n"
-            "To keep extraneous packages, use the `--inexact` option. ^p2\n",
-            "wiki/sources/pdm-sync.md": "---\ntype: source\ntitle: Lock file\n---\n\n"
-            "# Lock file\n\n## Text\n\n"
-            "`pdm sync --clean` will remove packages no longer in the lockfile, and keep the "
-            "rest. ^p1\n",
-            "wiki/concepts/uv.md": "---\ntype: concept\ntitle: uv\nsources:\n"
-            "- '[[sources/uv-sync]]'\n---\n\n# uv\n\n## Facts\n\n"
-            "- uv is a package manager. [[sources/uv-sync#^p1]] ^f-aaaaaa\n",
-        },
-    )
-    from wikic.query.evidence import words as query_words
-
-    question = (
-        "Does uv sync remove packages that are not in the lockfile, and how can you keep them?"
-    )
-    with open_store(wiki) as store:
-        found = retrieve(store, question)
-    assert found.names == ("uv",)
-    first = next(e for e in found.evidence if e.kind != "overview")
-    assert first.link is not None and first.link.startswith("sources/uv-sync#^")
-    packed = pack(found.evidence, query_words(question), 400, words, (), found.named)
-    assert packed.named == (("uv", "sources/uv-sync.md"),)
-    assert select(packed, question)[0].evidence.link == "sources/uv-sync#^p1"
-    unnamed = pack(found.evidence, query_words(question), 400, words)
-    assert select(unnamed, question)[0].evidence.link == "sources/pdm-sync#^p1"

@@ -239,7 +239,6 @@ def answer_question(
             context_tokens or cfg.context_tokens,
             model.count_tokens,
             key_terms(question),
-            found.named,
         )
         agents = paths.agents_md.read_text(encoding="utf-8") if paths.agents_md.is_file() else ""
         before_model = time.perf_counter() - started

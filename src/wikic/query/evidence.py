@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 from wikic.language.stemming import stem_prefix
@@ -101,13 +101,6 @@ class Packed:
     text: str  # the rendered evidence block
     shown: tuple[Shown, ...]  # in render order
     tokens: int
-    # (a run of the question's words that names a page, a source that page cites)
-    # (`retrieve.named_sources`)
-    named: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(n for n, _ in self.named))
 
     @property
     def ids(self) -> list[int]:
@@ -119,13 +112,6 @@ class Packed:
     @property
     def pages(self) -> list[str]:
         return list(dict.fromkeys(s.evidence.page for s in self.shown))
-
-
-def source_of(e: Evidence) -> str | None:
-    """The source page a unit comes from: a fact's cited one, a source page's own block."""
-    if isinstance(e, Fact):
-        return e.holds.split("#^", 1)[0] + ".md" if e.holds and "#^" in e.holds else None
-    return e.page if e.page.startswith("sources/") else None
 
 
 def words(text: str) -> list[str]:
@@ -278,7 +264,6 @@ def pack(
     budget: int,
     count: TokenCounter,
     terms: Sequence[KeyTerm] = (),
-    named: Sequence[tuple[str, str]] = (),
 ) -> Packed:
     """Take units in `ranked` order (best first) while they fit in `budget` tokens with their
     group headings; render them grouped by page, pages in order of their best unit, units in
@@ -291,7 +276,7 @@ def pack(
     ranks a long table low for one rare number ("… with 35 layers offloaded?" is answered by
     one row of sixteen), and an answer is declined when no shown unit holds a number or name
     the question asks about (`terms.unsupported`)."""
-    packed = replace(_pack(ranked, query_words, budget, count), named=tuple(named))
+    packed = _pack(ranked, query_words, budget, count)
     wanted = [t for t in terms if t.kind in ("number", "name")]
     missing = missing_terms(wanted, [s.text for s in packed.shown])
     shown = {id(s.evidence) for s in packed.shown}
@@ -306,11 +291,8 @@ def pack(
     if not promoted:
         return packed
     rest = [e for e in ranked if all(e is not p for p in promoted)]
-    return replace(
-        _pack(
-            [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
-        ),
-        named=tuple(named),
+    return _pack(
+        [*rest[:PROMOTE_AFTER], *promoted, *rest[PROMOTE_AFTER:]], query_words, budget, count
     )
 
 

@@ -40,7 +40,7 @@ from wikic.query.evidence import (
     relevant_lines,
     words,
 )
-from wikic.query.terms import KeyTerm, asked_for, key_terms, text_words
+from wikic.query.terms import asked_for, key_terms, text_words
 from wikic.query.terms import holds as holds_term
 
 MAX_QUOTES = 3
@@ -288,10 +288,6 @@ def select(
     units = [u for u in packed.shown if u.id and u.evidence.link]
     asked = _words(question)
     terms = key_terms(question)
-    # a word naming a page of the wiki is a name, though a question writes it in lower case
-    # ("Does uv sync remove …?"): the wiki knows the names of things
-    known = {t.text.casefold() for t in terms}
-    terms += [KeyTerm(n, "name") for n in packed.names if n.casefold() not in known]
     wanted = asked_for(question)
     many = wanted if wanted and re.search(r"[^su]s$", wanted) else None  # "keys", not "file"
     if many in _KINDS:  # "What kinds of information does X contain?": "X contains:" lists them

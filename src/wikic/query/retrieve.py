@@ -8,7 +8,6 @@ a citation opens the exact fact or paragraph; overviews have no block and are ne
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import TypedDict
 
@@ -19,7 +18,6 @@ from wikic.query.evidence import (
     Evidence,
     Fact,
     is_lead_in,
-    source_of,
 )
 from wikic.store.db import Store
 from wikic.store.hybrid import Ranking
@@ -31,15 +29,6 @@ HOP_BOOST = 1.25
 # Facts first: a compiled fact is one self-contained sentence, a paragraph spends more tokens
 # on the same point, a code block is an example (the command a question asks for may be only
 # there), an overview is a summary the model cannot cite.
-# A question that names a page of the wiki ("Does uv sync remove …?" names the page `uv`)
-# asks about what that page's sources say: their units weigh `NAMED_SOURCE_BOOST` more. Only a
-# page citing at most `MAX_NAMED_SOURCES` sources says which documents a question means ("lock
-# file", cited by five, does not). Plain retrieval has no pages to ask.
-NAMED_SOURCE_BOOST = 1.5
-MAX_NAMED_SOURCES = 2
-MAX_NAME_WORDS = 3  # the longest run of a question's words looked up as a page's name
-_NAME_TOKEN_RE = re.compile(r"[\w][\w.+-]*")
-_SOURCE_LINK_RE = re.compile(r"\[\[(sources/[^\]|#]+)")
 KIND_WEIGHT = {
     "fact": 1.0, "para": 0.9, "item": 0.9, "code": 0.8, "table": 0.8, "overview": 0.7,
 }  # fmt: skip
@@ -49,13 +38,6 @@ KIND_WEIGHT = {
 class Retrieved:
     evidence: list[Evidence]  # best first
     closest: list[tuple[str, str]]  # (page path, title) of the best pages, for a declined answer
-    # (a run of the question's words that names a page, a source that page cites), in order
-    # (`named_sources`)
-    named: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(n for n, _ in self.named))
 
 
 def _link(hit: PassageHit) -> str | None:
@@ -121,37 +103,10 @@ def retrieve(
     linked -= set(pages[:LINK_HOP_FROM])
     evidence = [_evidence(h, h.path in linked) for h in hits]
     evidence = _with_introduced(store, _with_origins(store, evidence))
-    named = named_sources(store, question)
-    sources = {source for _, source in named}
-    if sources:
-        evidence = [
-            replace(e, score=e.score * NAMED_SOURCE_BOOST) if source_of(e) in sources else e
-            for e in evidence
-        ]
     evidence.sort(key=lambda e: (-e.score, e.page, e.ordinal))
     titles = {h.path: h.title for h in hits}
     best = list(dict.fromkeys(e.page for e in evidence))[:3]
-    return Retrieved(evidence, [(p, titles[p]) for p in best], tuple(named))
-
-
-def named_sources(store: Store, question: str) -> list[tuple[str, str]]:
-    """(a run of `question`'s words that names a page by title or alias, a source that page
-    cites), for the pages citing at most `MAX_NAMED_SOURCES` sources: the names and documents
-    the question asks about."""
-    words = _NAME_TOKEN_RE.findall(question)
-    found: dict[tuple[str, str], None] = {}
-    for n in range(MAX_NAME_WORDS, 0, -1):
-        for i in range(len(words) - n + 1):
-            run = " ".join(words[i : i + n])
-            for info in store.named(run):
-                if info.type == "source":
-                    continue
-                cited = sorted(
-                    {f"{m}.md" for m in _SOURCE_LINK_RE.findall(str(info.props.get("sources")))}
-                )
-                if 0 < len(cited) <= MAX_NAMED_SOURCES:
-                    found.update(dict.fromkeys((run, c) for c in cited))
-    return list(found)
+    return Retrieved(evidence, [(p, titles[p]) for p in best])
 
 
 def _with_introduced(store: Store, found: list[Evidence]) -> list[Evidence]:
