@@ -456,17 +456,18 @@ def test_docs_site_markup_is_not_the_texts_words() -> None:
         'See [Activating]({{< relref "managing-environments" >}}).\n\n'
         "{sup}`1` Compatible versions differ in the final segment.\n"
     )
-    assert [b.kind for b in doc.blocks] == ["paragraph"] * 7
+    assert [b.kind for b in doc.blocks] == ["paragraph"] * 8
     assert [b.text for b in doc.blocks] == [
         "PDM supports two lock file formats.",
         "Added in 2.25.0.",
         "Added experimental support for the pylock file format.",
+        "Details",  # a title of its own is the text its body answers; "Tip" is a label
         "Hidden text here.",
         "If managing your own virtual environment, use it.",
         "See Activating.",
         "Compatible versions differ in the final segment.",
     ]
-    assert doc.blocks[5].markdown == "See Activating."
+    assert doc.blocks[6].markdown == "See Activating."
 
 
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:

@@ -165,6 +165,28 @@ def test_when_no_fact_stands_alone_code_writes_a_structural_opening_cited_and_ma
     assert "[[sources/server#^p" in lead  # cited to the section it comes from
 
 
+def test_a_section_that_shows_one_command_opens_with_its_lead_in_and_the_command() -> None:
+    # pipenv's "Clearing the Cache" (scripts/data/overlap): its only prose is the lead-in
+    text = (
+        "# Locking\n\n## Clearing the Cache\n\nIf you encounter issues with dependency "
+        "resolution:\n\n```bash\n$ pipenv lock --clear\n```\n\nThe cache lives in your home "
+        "directory and grows with every resolution.\n\n"
+        "## Filtering\n\nOne easy way to deal with this is to drop events:\n\n"
+        "```sh\ncrox --minimum-duration 2\n```\n\nShort events are hidden from the trace view.\n"
+    )
+    doc = parse_document(text, filename="locking.md")
+    opening = structural_opening("Clearing the Cache", ["The cache lives …"], ["p3"], doc)
+    assert opening is not None and opening.block == "p1"
+    assert opening.text == (
+        "Clearing the Cache: If you encounter issues with dependency resolution: "
+        "`pipenv lock --clear`."
+    )
+    assert opening_fault(["Clearing the Cache"], opening.text) is None
+    # a lead-in that points back ("deal with this") says nothing alone
+    other = structural_opening("Filtering", ["Short events …"], ["p6"], doc)
+    assert other is not None and other.text == "Filtering is a section of “Locking”."
+
+
 # -- pages that earn their place ------------------------------------------------------------
 
 SERVER = """# HTTP Model Server

@@ -112,6 +112,16 @@ def test_generic_headings_are_sections_not_pages() -> None:
     assert heading_name("2. Speculative decoding") == "Speculative decoding"
 
 
+def test_a_heading_names_a_thing_without_the_parenthesis_that_qualifies_it() -> None:
+    # rqlite's "CheckpointManager (the v10 motivation)" (scripts/data/overlap)
+    assert heading_name("CheckpointManager (the v10 motivation)") == "CheckpointManager"
+    assert heading_name("Tier 2 (with two approvals)") == "Tier 2"
+    # one word may be another name or tell versions apart: it stays
+    assert heading_name("Lite Transaction Files (LTX)") == "Lite Transaction Files (LTX)"
+    assert heading_name("Snapshots (v2)") == "Snapshots (v2)"
+    assert heading_name("Foo (Bar Baz)") == "Foo (Bar Baz)"
+
+
 def test_headings_that_label_a_part_of_the_document_are_sections_not_pages() -> None:
     # real headings of scripts/data/corpus/*.md
     labels = (

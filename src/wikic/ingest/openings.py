@@ -10,12 +10,14 @@ one (`write._better_lead`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from wikic.language.commands import command_names, is_code_like
+from wikic.language.openings import leans_on_context, points_back
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
 from wikic.vault.topic_page import section_heading
@@ -92,6 +94,36 @@ def document_commands(doc: Document) -> frozenset[str]:
     return _LAST[0][1]
 
 
+MAX_LEAD_IN_CHARS = 200  # a longer lead-in is an argument, not what its section shows
+
+
+def command_lead_in(doc: Document, section: int) -> tuple[str, str, str] | None:
+    """(lead-in, command, the lead-in's block) when a section opens with a sentence that ends
+    with ':' and a code block of one line, the command it introduces ("If you encounter issues
+    with the lock file, you can clear the cache:" over `pipenv lock --clear`): what the section
+    shows, in its own words. None otherwise."""
+    ids = doc.sections[section].block_ids
+    for first, second in itertools.pairwise(ids):
+        lead, code = doc.block(first), doc.block(second)
+        if lead.kind != "paragraph":
+            continue
+        lines = [x.strip() for x in code.text.splitlines() if x.strip()]
+        last = lead.sentences[-1].text if lead.sentences else lead.text
+        text = " ".join(last.split())  # the sentence that introduces the code
+        if (
+            code.kind == "code"
+            and len(lines) == 1
+            and "`" not in lines[0]
+            and text.endswith(":")
+            and len(text) <= MAX_LEAD_IN_CHARS
+            and leans_on_context(text[:-1] + ".") is None
+            and not points_back(text)  # "One easy way to deal with this is to …:"
+        ):
+            return text, lines[0].removeprefix("$ "), lead.id
+        return None  # only the section's first paragraph says what it is for
+    return None
+
+
 def structural_opening(
     name: str,
     texts: Sequence[str],
@@ -117,6 +149,10 @@ def structural_opening(
     if key in (name_key(title), name_key(parent or "")) and kind is None:
         return Opening(f"{shown} is the subject of “{title}”.", block.id)
     if heading and name_key(heading) == key and kind is None:  # the heading names it
+        shows = command_lead_in(doc, block.section)
+        if shows is not None:  # "Clearing the Cache: If you …, you can clear the cache: `…`."
+            lead, command, cited = shows
+            return Opening(f"{shown}: {lead} `{command}`.", cited)
         return Opening(f"{shown} is a section of “{title}”.", block.id)
     named = heading and heading != title and name_key(heading) != key
     where = f"under “{heading}” in “{title}”" if named else f"in “{title}”"

@@ -287,6 +287,8 @@ def _derived(
     # the fact chosen before goes on after it when it only fails to name the subject: "The
     # self-profiler can be configured to record event arguments …" under its heading
     said = current if leans_on_context(current) is None else ""
+    if _flat(said).rstrip(".:") in _flat(found.text):
+        said = ""  # the lead-in it quotes already says it
     return " ".join(p for p in (found.text, said) if p), citation(plan.source_page, found.block)
 
 
@@ -556,3 +558,7 @@ def _retract_changed(plan: SourcePlan, vault: Vault, out: SourceWrite) -> None:
             new_page = new_page.with_props(tags=tags)
             out.unsupported.append(page.path)
         out.pages[page.path] = new_page
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.replace("`", "").split())

@@ -72,11 +72,18 @@ _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
 MAX_HEADING_WORDS = 6
 
 
+_QUALIFIER_RE = re.compile(r"\s*\((?=[^)]*\b[a-z])[^()\s]+(?:\s+[^()\s]+)+\)\s*$")
+
+
 def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     """A heading as a topic name, or None when it organises rather than names. `terms`: the
     document's defined terms; a phrase that is one names it."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
     text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
+    # "CheckpointManager (the v10 motivation)": a parenthesis of several words, some lower
+    # case, qualifies the name; one word ("(LTX)", "(v2)") may be another name or tell two
+    # versions apart, and stays
+    text = _QUALIFIER_RE.sub("", text).strip()
     text = clean_name(text.replace("`", "")) or ""
     if not text or VERSION_RE.match(text) or not any(c.isalpha() for c in text):
         return None

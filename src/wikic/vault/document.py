@@ -181,8 +181,12 @@ class _Builder:
                 self.heading(node)
                 previous = None
                 continue
-            if kind == "admonition":  # its body is the document's text; its title a label
-                self.walk([c for c in node.children if c.type != "admonition_title"], ctx)
+            if kind == "admonition":  # its body is the document's text
+                # a title of its own ("Should I add `pdm.lock` to version control?") is text
+                # the body answers; the default one is its kind's name ("Tip"): a label
+                titled = '"' in node.info
+                kept = [c for c in node.children if titled or c.type != "admonition_title"]
+                self.walk(kept, ctx)
                 previous = None
                 continue
             if kind in ("bullet_list", "ordered_list"):
@@ -193,7 +197,7 @@ class _Builder:
 
     def leaf(self, node: SyntaxTreeNode, ctx: _Context) -> Block | None:
         kind = node.type
-        if kind == "paragraph":
+        if kind in ("paragraph", "admonition_title"):
             return self.emit(_paragraph(node, ctx))
         if kind in ("fence", "code_block"):
             return self.emit(_code(node, ctx))
