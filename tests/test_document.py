@@ -453,10 +453,12 @@ def test_docs_site_markup_is_not_the_texts_words() -> None:
         "    Added experimental support for the pylock file format.\n\n"
         '??? note "Details"\n    Hidden text here.\n\n'
         "{{% note %}} If managing your own virtual environment, use it. {{% /note %}}\n\n"
-        'See [Activating]({{< relref "managing-environments" >}}).\n\n'
+        'See [Activating]({{< relref "managing-environments" >}}). Set '
+        '[`in-project`]({{< relref "configuration" >}}).\n\n'
+        '```\n{{< relref "kept" >}}\n```\n\n'
         "{sup}`1` Compatible versions differ in the final segment.\n"
     )
-    assert [b.kind for b in doc.blocks] == ["paragraph"] * 8
+    assert [b.kind for b in doc.blocks] == ["paragraph"] * 7 + ["code", "paragraph"]
     assert [b.text for b in doc.blocks] == [
         "PDM supports two lock file formats.",
         "Added in 2.25.0.",
@@ -464,10 +466,11 @@ def test_docs_site_markup_is_not_the_texts_words() -> None:
         "Details",  # a title of its own is the text its body answers; "Tip" is a label
         "Hidden text here.",
         "If managing your own virtual environment, use it.",
-        "See Activating.",
+        "See Activating. Set in-project.",
+        '{{< relref "kept" >}}\n',  # code stays verbatim
         "Compatible versions differ in the final segment.",
     ]
-    assert doc.blocks[6].markdown == "See Activating."
+    assert doc.blocks[6].markdown == "See Activating. Set `in-project`."
 
 
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:

@@ -374,9 +374,26 @@ def _footnote(node: SyntaxTreeNode) -> _Pending:
     return _Pending("footnote", text, md, prose, extra=extra)
 
 
+# Hugo shortcodes (`{{% note %}}`, `{{< relref "x" >}}`): template markup, not the text's words
+_SHORTCODE_RE = re.compile(r"\{\{[%<].*?[%>]\}\}")
+_FENCE_RE = re.compile(r"^(`{3,}|~{3,}).*?^\1[^\S\n]*$", re.MULTILINE | re.DOTALL)
+
+
+def _without_shortcodes(text: str) -> str:
+    """`text` without Hugo shortcodes outside fenced code, before markdown reads it: in
+    `[text]({{< relref "x" >}})` the shortcode keeps the link from being one."""
+    if "{{" not in text:
+        return text
+    out, end = [], 0
+    for m in _FENCE_RE.finditer(text):
+        out += [_SHORTCODE_RE.sub("", text[end : m.start()]), m.group(0)]
+        end = m.end()
+    return "".join([*out, _SHORTCODE_RE.sub("", text[end:])])
+
+
 def parse_document(text: str, *, filename: str, segment: Segmenter | None = None) -> Document:
     """The document in `text`; `filename` only names it when nothing inside does."""
-    tree = SyntaxTreeNode(_MD.parse(text))
+    tree = SyntaxTreeNode(_MD.parse(_without_shortcodes(text)))
     builder = _Builder(segment or split_sentences)
     builder.walk(tree.children, _Context())
     front = next((n for n in tree.children if n.type == "front_matter"), None)

@@ -31,9 +31,6 @@ _TEXT_ROLES = frozenset({
 _ROLE_TARGET_RE = re.compile(r"\s*<[^<>]*>$")
 # roles whose content is a mark, not text: a footnote number set as a superscript
 _DROPPED_ROLES = frozenset({"sup", "sub"})
-# Hugo shortcodes (`{{% note %}}`, `{{< relref "x" >}}`): template markup, not the text's words
-_SHORTCODE_RE = re.compile(r"\{\{[%<].*?[%>]\}\}")
-_EMPTIED_LINK_RE = re.compile(r"\[([^\[\]]+)\]\(\s*\)")
 
 
 def escape(text: str) -> str:
@@ -104,10 +101,7 @@ class _Renderer:
     def node(self, node: SyntaxTreeNode) -> None:
         kind = node.type
         if kind == "text":
-            content = _SHORTCODE_RE.sub("", node.content)
-            if content != node.content:  # `[text]({{< relref "x" >}})` was no link to markdown
-                content = _EMPTIED_LINK_RE.sub(r"\1", content)
-            self.add_text(content, escape(_SPACE_RE.sub(" ", content)))
+            self.add_text(node.content, escape(_SPACE_RE.sub(" ", node.content)))
         elif kind in ("softbreak", "hardbreak"):
             self.add_text(" ", " ")
         elif kind == "code_inline":
