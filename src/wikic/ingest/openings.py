@@ -10,7 +10,6 @@ one (`write._better_lead`).
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -103,24 +102,24 @@ def command_lead_in(doc: Document, section: int) -> tuple[str, str, str] | None:
     with the lock file, you can clear the cache:" over `pipenv lock --clear`): what the section
     shows, in its own words. None otherwise."""
     ids = doc.sections[section].block_ids
-    for first, second in itertools.pairwise(ids):
-        lead, code = doc.block(first), doc.block(second)
-        if lead.kind != "paragraph":
-            continue
-        lines = [x.strip() for x in code.text.splitlines() if x.strip()]
-        last = lead.sentences[-1].text if lead.sentences else lead.text
-        text = " ".join(last.split())  # the sentence that introduces the code
-        if (
-            code.kind == "code"
-            and len(lines) == 1
-            and "`" not in lines[0]
-            and text.endswith(":")
-            and len(text) <= MAX_LEAD_IN_CHARS
-            and leans_on_context(text[:-1] + ".") is None
-            and not points_back(text)  # "One easy way to deal with this is to …:"
-        ):
-            return text, lines[0].removeprefix("$ "), lead.id
-        return None  # only the section's first paragraph says what it is for
+    # only the section's first paragraph says what it is for
+    first = next((n for n, b in enumerate(ids) if doc.block(b).kind == "paragraph"), len(ids))
+    if first + 1 >= len(ids):
+        return None
+    lead, code = doc.block(ids[first]), doc.block(ids[first + 1])
+    lines = [x.strip() for x in code.text.splitlines() if x.strip()]
+    last = lead.sentences[-1].text if lead.sentences else lead.text
+    text = " ".join(last.split())  # the sentence that introduces the code
+    if (
+        code.kind == "code"
+        and len(lines) == 1
+        and "`" not in lines[0]
+        and text.endswith(":")
+        and len(text) <= MAX_LEAD_IN_CHARS
+        and leans_on_context(text[:-1] + ".") is None
+        and not points_back(text)  # "One easy way to deal with this is to …:"
+    ):
+        return text, lines[0].removeprefix("$ "), lead.id
     return None
 
 

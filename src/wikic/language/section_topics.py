@@ -140,7 +140,7 @@ def section_command(heading: str, blocks: Sequence[Block], commands: Sequence[st
         if w[0] not in w[1:n]  # `summarize summarize trace.json`: the program, then a file
     ]
     best: tuple[int, str] | None = None
-    for command in dict.fromkeys((*commands, *(c for c in own if c))):
+    for command in dict.fromkeys((*commands, *own)):
         words = command.split()
         if len(words) < 2 or not all(stem(w) in said for w in words[1:]):
             continue
