@@ -122,6 +122,7 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
 # finders whose effect shows only across the sources of a batch: each has its own on/off test
 BATCH_EFFECTS = {
     "shared-concepts": "tests/test_shared_concepts.py::test_switching_shared_concepts_off",
+    "shared-sections": "tests/test_shared_sections.py::test_switching_shared_sections_off",
 }
 
 

@@ -77,5 +77,8 @@ def test_the_title_names_a_subject_without_its_document_kind() -> None:
         return subject_name(parse_document(f"# {title}\n\nText here.\n", filename="x.md"))
 
     assert subject("Git LFS Specification") == ("Git LFS", ())
+    # the overlap set's LiteFS and rqlite documents: a design document is about its system
+    assert subject("LiteFS Architecture") == ("LiteFS", ())
+    assert subject("DB Package Design") == ("DB Package", ())
     assert subject("Byte pair encoding (BPE)") == ("Byte pair encoding", ("BPE",))
     assert subject("2026-04-05 standup") is None  # a dated note is about an event

@@ -20,6 +20,7 @@ from wikic.ingest import prompts
 from wikic.ingest.schemas import extraction_model
 from wikic.ingest.text import Section, make_sections, numbered_text
 from wikic.language import grounding
+from wikic.language.actions import ActionHeading
 from wikic.language.commands import (
     code_examples,
     code_terms,
@@ -113,6 +114,8 @@ class Extraction:
     # what the source discusses, for the concepts several sources share (`ingest.shared`)
     discussed: tuple[str, ...] = ()
     discussed_words: tuple[str, ...] = ()
+    # headings that may name a task, for the tasks several sources explain (`ingest.shared`)
+    actions: tuple[ActionHeading, ...] = ()
 
 
 @dataclass
@@ -262,6 +265,7 @@ def finish_extraction(
         episode=job.episode,
         discussed=tuple(dict.fromkeys(n for f in job.found for n in f.discussed)),
         discussed_words=tuple(dict.fromkeys(n for f in job.found for n in f.discussed_words)),
+        actions=tuple(a for f in job.found for a in f.actions),
     )
 
 

@@ -24,8 +24,9 @@ from wikic.ingest.resolve import (
     plain_word,
     shared_mentions,
 )
-from wikic.ingest.shared import shared_concepts
+from wikic.ingest.shared import shared_concepts, shared_sections
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
+from wikic.language.actions import subtree_blocks
 from wikic.language.commands import is_code_like
 from wikic.language.discussed import about
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
@@ -220,6 +221,7 @@ def plan_batch(
         plans.append(plan)
     drop_shared_labels(plans, vault)
     add_shared_pages(plans, resolver)
+    add_shared_sections(plans, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
@@ -248,6 +250,41 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
             text = "\n".join(ex.source.text for ex in sources)
             name = capitalised_title(name, [ex.document for ex in sources])
             resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
+
+
+def add_shared_sections(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
+    """A page for each task two or more sources of the batch give a section of their own
+    (`ingest.shared.shared_sections`), holding each section's facts (its subsections' too,
+    the first `FACTS_PER_SECTION_TOPIC`): one page for "Installing from lock files" that
+    cites Pipenv's section and PDM's "Install the packages pinned in lock file"."""
+    live = [p for p in plans if not p.extraction.episode]
+    if len(live) < 2:
+        return
+    documents = [p.extraction.document for p in live]
+    for task in shared_sections([p.extraction.actions for p in live]):
+        name = capitalised_title(task.title, documents)
+        for source, section in task.members:
+            plan = live[source]
+            blocks = set(subtree_blocks(plan.extraction.document, section))
+            facts = tuple(
+                sid for sid, s in plan.extraction.sentences.items() if s.paragraph in blocks
+            )[:FACTS_PER_SECTION_TOPIC]
+            if not facts:
+                continue
+            text = plan.extraction.source.text
+            topic = Topic(name, guess_type(name, text, "concept"), (), facts, from_heading=True)
+            _add_topic(plan, topic, resolver.resolve(topic))
+
+
+def _add_topic(plan: SourcePlan, topic: Topic, target: PageTarget) -> None:
+    """`topic` onto `target` in `plan`: a topic of its own, or its facts added to the topic the
+    plan has there already."""
+    at = next((i for i, (_, t) in enumerate(plan.topics) if t.path == target.path), None)
+    if at is None:
+        plan.topics.append((topic, target))
+        return
+    old, _ = plan.topics[at]
+    plan.topics[at] = (replace(old, facts=tuple(dict.fromkeys((*old.facts, *topic.facts)))), target)
 
 
 def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -> None:

@@ -11,6 +11,11 @@ only towards a concept another source discusses by a name or heading of its own:
 The planner (`ingest.plan.add_shared_pages`) makes the page where no page names the concept
 yet; `join_shared` then gives it the facts of each source whose sentences name it, as it does
 for every page of the wiki a new source discusses.
+
+A task two sources each give a section ("Installing from Lock Files", "Install the packages
+pinned in lock file") is such a concept too, named by headings rather than sentences
+(`shared_sections`, from the `shared-sections` topic finder; `language.actions`): the planner
+(`ingest.plan.add_shared_sections`) makes it one page holding each section's facts.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wikic.ingest.resolve import ConceptIndex
+from wikic.language.actions import ActionHeading, action_title, is_gerund, shared_action
 from wikic.vault.names import name_key
 
 MIN_SOURCES = 2
@@ -71,3 +77,50 @@ def concept_name(names: Sequence[str]) -> str:
         if lower:
             return lower[0]
     return first
+
+
+@dataclass(frozen=True)
+class SharedSection:
+    """A task sections of several sources explain: its page title and (source, section index)
+    of each section, one per source."""
+
+    title: str
+    members: tuple[tuple[int, int], ...]
+
+
+def shared_sections(headings: Sequence[Sequence[ActionHeading]]) -> list[SharedSection]:
+    """The tasks two or more sources give a section, given each source's `action_headings`.
+    Pairs of sections of different sources that name one action (`shared_action`) are taken
+    those sharing most words first; a pair makes a task, titled after its gerund heading of
+    fewer words (`action_title`), and a third source's section joins it when it shares every
+    word of the title. A section belongs to one task, a task holds one section per source."""
+    pairs = []
+    for i, mine in enumerate(headings):
+        for j in range(i + 1, len(headings)):
+            for a in mine:
+                for b in headings[j]:
+                    shared = shared_action(a.words, b.words)
+                    if shared:
+                        pairs.append((-len(shared), i, a.section, j, b.section, a, b))
+    pairs.sort(key=lambda p: p[:5])
+    tasks: list[tuple[str, tuple[str, ...], dict[int, int]]] = []  # title, words, members
+    placed: set[tuple[int, int]] = set()
+    for _, i, _, j, _, a, b in pairs:
+        free = [(k, h) for k, h in ((i, a), (j, b)) if (k, h.section) not in placed]
+        if len(free) == 2:
+            gerunds = [h for h in (a, b) if is_gerund(h.words[0])]
+            named = min(gerunds, key=lambda h: len(h.words))
+            other = b if named is a else a
+            words = shared_action(named.words, other.words)
+            tasks.append((action_title(named.heading, words), words, {i: a.section, j: b.section}))
+        elif len(free) == 1:
+            k, h = free[0]
+            held = (i, a.section) if k == j else (j, b.section)
+            task = next(t for t in tasks if t[2].get(held[0]) == held[1])
+            if k in task[2] or len(shared_action(task[1], h.words)) < len(task[1]):
+                continue
+            task[2][k] = h.section
+        else:
+            continue
+        placed |= {(k, h.section) for k, h in free}
+    return [SharedSection(title, tuple(sorted(members.items()))) for title, _, members in tasks]

@@ -13,7 +13,8 @@ gives way, by one of three named rules:
   `resolve.kept_apart`. The lesser page becomes the other: one page, its name an alias.
   A lesser page that is thin and names itself in none of its own facts (`earns_page`: a
   heading's label, "Clearing the Cache") is merged too, but takes along only the facts the
-  other page's subject is in: those already on it and those that name it. Its other facts
+  other page's subject is in: those already on it and those that name it, and its name
+  becomes no alias of the other (a label is no name of it, nor "TXID" of SQLite). Its other facts
   stay on its source's page; moved, they made a word ("Specification") a page of every
   document's sentences about something else.
 - `LIST`: such a thin page of a command, option, flag, key or file (`uv venv`, `git lfs track`,
@@ -39,18 +40,21 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from wikic.language.grounding import mentions
+from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
 from wikic.language.openings import defining_text, opening_fault
+from wikic.language.stopwords import TOPICLESS_WORDS
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
     from wikic.ingest.plan import PageTarget, SourcePlan
 
+_WORD_RE = re.compile(r"[A-Za-z0-9]+")
 TWIN_SHARE = 0.6  # of a page's facts on another page: the two read as one concept twice
 RICH = 3  # facts of a page that is not thin (issue 32: at most 25 % of pages have fewer)
 MERGE = "merge"
@@ -249,13 +253,25 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
         for plan in plans:
             if rule == TRIM:
                 _trim(plan, lesser, other, spare)
-            else:
-                _merge(plan, lesser.target, other.target, taken, listed=rule == LIST)
+            else:  # a merge of unrelated names (a label, a page that earns none) adds no alias
+                alias = rule == LIST or named_alike(lesser.target.title, other.target.title)
+                _merge(plan, lesser.target, other.target, taken, listed=rule == LIST, alias=alias)
         if [p.topics for p in plans] == before:
             settled.add((lesser.target.path, other.target.path))
         else:
             done.append((rule, lesser.target.title, other.target.title))
     return done
+
+
+def named_alike(a: str, b: str) -> bool:
+    """Whether two page names can name one thing, so that one is an alias of the other when
+    its page gives way: they share a word, inflected or not (`pdm export` / "Exporting the
+    lockfile"), or one is the other's initials. "TXID" is no name of SQLite, nor a heading's
+    label "Clearing the Cache" of `pipenv lock`."""
+    if related(a, b):
+        return True
+    words = [[w.casefold() for w in _WORD_RE.findall(n)] for n in (a, b)]
+    return any(same_word(x, y) for x in words[0] for y in words[1] if x not in TOPICLESS_WORDS)
 
 
 def about(lesser: _Page, other: _Page) -> frozenset[str]:
@@ -279,9 +295,11 @@ def _merge(
     taken: frozenset[str] | None = None,
     *,
     listed: bool = False,
+    alias: bool = True,
 ) -> None:
     """`lesser`'s topic in `plan` made `other`'s: its names aliases (`listed`: its name a row
-    of `other`), its facts `taken` (all when None) added."""
+    of `other`; not `alias`: no names, where the two name different things: "TXID" is no
+    other name of SQLite), its facts `taken` (all when None) added."""
     at = [i for i, (_, t) in enumerate(plan.topics) if t.path == lesser.path]
     if not at:
         return
@@ -297,7 +315,7 @@ def _merge(
             f"{topic.name} ({len(topic.facts) - len(facts)} of its facts name not {other.title}:"
             " they stay on the source's page)"
         )
-    names = (topic.name, *topic.aliases)
+    names = (topic.name, *topic.aliases) if alias else ()
     rows = (topic.name,) if listed else ()
     into = next((i for i, (_, t) in enumerate(plan.topics) if t.path == other.path), None)
     if into is None:

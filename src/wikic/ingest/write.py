@@ -287,6 +287,8 @@ def _derived(
     # the fact chosen before goes on after it when it only fails to name the subject: "The
     # self-profiler can be configured to record event arguments …" under its heading
     said = current if leans_on_context(current) is None else ""
+    if not any(_flat(s.text) == _flat(said) for s in sentences):
+        said = ""  # another source's sentence: the opening is cited to this source
     if _flat(said).rstrip(".:") in _flat(found.text):
         said = ""  # the lead-in it quotes already says it
     return " ".join(p for p in (found.text, said) if p), citation(plan.source_page, found.block)

@@ -18,6 +18,7 @@ from enum import IntEnum
 from functools import cached_property
 
 from wikic.errors import ConfigError
+from wikic.language import actions as _actions
 from wikic.language import commands as _commands
 from wikic.language import definitions as _definitions
 from wikic.language import discussed as _discussed
@@ -78,6 +79,7 @@ class Found:
     precise: tuple[str, ...] = ()
     discussed: tuple[str, ...] = ()
     discussed_words: tuple[str, ...] = ()
+    actions: tuple[_actions.ActionHeading, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,14 @@ def shared_concepts(r: Reading) -> Found:
     )
 
 
+def shared_sections(r: Reading) -> Found:
+    """Headings that may name a task ("Installing from Lock Files", "Export locked packages
+    to alternative formats"): alone a section, but when another source of the batch gives
+    the same task a section of its own (`language.actions.shared_action`), the task becomes
+    one page citing both sections (`ingest.shared.shared_sections`)."""
+    return Found(actions=tuple(_actions.action_headings(r.doc)))
+
+
 # In this order extraction merges their findings (offers within a rank, evidence, aliases: a
 # later finder's aliases of a name replace an earlier one's).
 FINDERS: tuple[Finder, ...] = (
@@ -211,6 +221,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("defined-terms", defined_terms),
     Finder("recurring-names", recurring_names),
     Finder("shared-concepts", shared_concepts),
+    Finder("shared-sections", shared_sections),
 )
 FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
 

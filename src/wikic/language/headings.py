@@ -45,7 +45,7 @@ _PART_WORDS = {
 _DOCUMENT_KINDS = {
     "specification", "spec", "troubleshooting", "tips", "guide", "tutorial", "overview",
     "introduction", "notes", "readme", "faq", "documentation", "docs", "reference", "primer",
-    "cheatsheet", "walkthrough", "internals", "handbook", "manual",
+    "cheatsheet", "walkthrough", "internals", "handbook", "manual", "architecture", "design",
 }  # fmt: skip
 _PART_MODIFIERS = {
     "core", "basic", "advanced", "general", "additional", "further", "more", "other",
