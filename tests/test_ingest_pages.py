@@ -250,6 +250,14 @@ def test_the_subjects_a_title_names_get_pages(tmp_path: Path) -> None:
     code = parse_document("# Running mlx-lm on a Mac\n\nRun `mlx-lm` now.\n", filename="m.md")
     assert [n for n, _ in title_subjects(code)] == ["mlx-lm"]
     assert title_subjects(parse_document("# Getting Started\n\nText.\n", filename="g.md")) == []
+    # a program the document runs, though written in lower case (PyPA's guide: pip, not venv)
+    pip = parse_document(
+        "# Install packages using pip and venv\n\nInstall a package.\n\n"
+        "```bash\n$ pip install requests\n$ python3 -m venv .venv\n```\n\n"
+        "Then `pip install` reads the index.\n",
+        filename="pip.md",
+    )
+    assert [n for n, _ in title_subjects(pip)] == ["pip"]
 
     vault = compile_docs(
         tmp_path,

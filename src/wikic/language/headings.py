@@ -6,8 +6,9 @@ title names.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from wikic.language.commands import command_names
 from wikic.language.grounding import clean_name, split_abbreviation
 from wikic.language.stemming import stem
 from wikic.language.stopwords import TOPICLESS_WORDS
@@ -253,11 +254,14 @@ def subject_name(doc: Document) -> tuple[str, tuple[str, ...]] | None:
     return (name, aliases) if len(words) <= 4 else None
 
 
-def _title_word_name(word: str, code: str) -> bool:
+def _title_word_name(word: str, code: str, programs: Collection[str] = ()) -> bool:
     """Whether a word of a title is a name: `LoRA`, `QLoRA` (a capital inside), `GPT-2`,
     `WSL2` (a digit), `KV`, `HTTP` (an acronym), `llama.cpp`, `mlx_lm`, or `mlx-lm` when the
-    document's code spells it so (`code`: its code blocks and spans); "Fine-Tuning" is not."""
+    document's code spells it so (`code`: its code blocks and spans), or a program the
+    document runs ("pip" of "… using pip and venv", `programs`); "Fine-Tuning" is not."""
     core = word.strip("()[],:;'\"?!")
+    if core in programs:
+        return True
     if len(core) < 2 or not any(c.isalpha() for c in core):
         return False
     if any(c.isdigit() for c in core) or re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", core):
@@ -286,11 +290,12 @@ def title_subjects(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
     code = " ".join(
         " ".join((b.text if b.kind == "code" else "", *b.code_spans)) for b in doc.blocks
     )
+    programs = {c.split()[0] for c in command_names(doc)}
     found: dict[str, tuple[str, tuple[str, ...]]] = {}
     for title in titles:
         runs: list[list[str]] = [[]]
         for word in title.replace("`", " ").split():
-            if _title_word_name(word, code):
+            if _title_word_name(word, code, programs):
                 runs[-1].append(word.strip("()[],:;'\"?!"))
             elif runs[-1]:
                 runs.append([])
