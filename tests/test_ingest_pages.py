@@ -258,6 +258,11 @@ def test_the_subjects_a_title_names_get_pages(tmp_path: Path) -> None:
         filename="pip.md",
     )
     assert [n for n, _ in title_subjects(pip)] == ["pip"]
+    # the system a title is of, when it opens the title: TiDB's isolation levels document
+    tidb = parse_document("# TiDB Transaction Isolation Levels\n\nText.\n", filename="t.md")
+    assert [n for n, _ in title_subjects(tidb)] == ["TiDB Transaction Isolation Levels", "TiDB"]
+    http = parse_document("# HTTP Model Server\n\nText.\n", filename="h.md")
+    assert [n for n, _ in title_subjects(http)] == ["HTTP Model Server"]  # a common term
 
     vault = compile_docs(
         tmp_path,

@@ -277,11 +277,23 @@ def title_subjects(doc: Document) -> list[tuple[str, tuple[str, ...]]]:
     """The subjects the document's title and first H1 name, each (name, aliases): the title
     itself when it is a name (`subject_name`: "uv", "HTTP Model Server"), else the names in
     it ("Fine-Tuning with LoRA or QLoRA" names LoRA and QLoRA: `_title_word_name`; adjacent
-    name words are one name). Empty for a dated note or a title taken from the file name."""
+    name words are one name). A title that is a name and opens with another, the system it
+    is of ("TiDB Transaction Isolation Levels"), names that one too ("TiDB"), but not a term
+    of every technical text ("HTTP Model Server"). Empty for a dated note or a title taken
+    from the file name."""
     if doc.title_from == "filename" or DATED_RE.match(doc.title):
         return []
     whole = subject_name(doc)
     if whole is not None:
+        words = whole[0].split()
+        lead = words[0].strip("()[],:;'\"?!")
+        if (
+            len(words) > 2
+            and _title_word_name(lead, "")
+            and name_key(lead) not in COMMON_TERMS
+            and name_key(lead) not in GENERIC_KEYS
+        ):
+            return [whole, (lead, ())]
         return [whole]
     titles = [doc.title]
     h1 = next((s.heading for s in doc.sections if s.level == 1 and s.heading), None)
