@@ -99,9 +99,9 @@ def test_a_spare_topic_takes_only_a_place_a_merge_frees(tmp_path) -> None:
     """Code finds a few topics beyond the page cap: one gets a page only where two topics of
     the cap turned out to be one page, however many facts it has."""
     capped = [
-        Topic("llama-bench", "entity", (), ("s1",), from_heading=True),
-        Topic("Llama bench", "entity", (), ("s2",)),
-        Topic("Threads", "concept", (), ("s3",)),
+        Topic("llama-bench", "entity", (), ("s1", "s10"), from_heading=True),
+        Topic("Llama bench", "entity", (), ("s2", "s11")),
+        Topic("Threads", "concept", (), ("s3", "s12")),
     ]
     spares = [
         Topic("context size", "concept", (), ("s4", "s5", "s6"), spare=True),
@@ -112,6 +112,19 @@ def test_a_spare_topic_takes_only_a_place_a_merge_frees(tmp_path) -> None:
     assert p.dropped == ["batch size"]
     p = plan(tmp_path, [*capped[1:], *spares], max_pages=2)
     assert [t.title for _, t in p.topics] == ["Llama bench", "Threads"]
+
+
+def test_a_topic_of_one_fact_takes_a_page_after_those_with_more(tmp_path) -> None:
+    """Pipenv's headings of one fact ("Clearing the Cache", "Version Control") had taken the
+    places of `Pipfile`, which eight sentences name; a precise name of one fact (a command, a
+    variable) and the title's subject keep their rank."""
+    topics = [
+        Topic("Clearing the Cache", "concept", (), ("s1",), from_heading=True),
+        Topic("OLLAMA_MODELS", "entity", (), ("s2",), precise=True),
+        Topic("Pipfile", "entity", (), ("s3", "s4", "s5"), spare=True),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=2).topics]
+    assert titles == ["OLLAMA_MODELS", "Pipfile"]
 
 
 def test_names_only_the_model_chose_get_the_places_code_leaves(tmp_path) -> None:

@@ -40,6 +40,7 @@ from wikic.vault.slugs import safe_page_path, slugify
 from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
+MIN_RANKED_FACTS = 2  # facts of a topic that ranks by its weight; with fewer it comes after
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,15 @@ def _plain(topic: Topic) -> bool:
     )
 
 
+def _thin(topic: Topic) -> bool:
+    """A topic of fewer than `MIN_RANKED_FACTS` facts, not a precise name (a command, a
+    variable) nor the title's subject: its page comes after every
+    page that earns its place with facts, whether code found it by a heading or by the
+    sentences that name it (Pipenv's eight facts on `Pipfile` had lost their page to headings
+    of one fact: "Clearing the Cache", "Version Control")."""
+    return len(topic.facts) < MIN_RANKED_FACTS and not topic.subject and not topic.precise
+
+
 def plan_batch(
     extractions: Sequence[Extraction],
     vault: Vault,
@@ -190,11 +200,18 @@ def plan_batch(
         ex.topics = placed.topics
         ex.notes += placed.notes
         # what code finds from the document's structure and evidence comes first, plain
-        # phrases last among it; then the spare topics it found beyond the cap; then the names
-        # only the model chose
+        # phrases last among it; then the spare topics it found beyond the cap; then topics
+        # of one fact (`_thin`); then the names only the model chose
         ranked = sorted(
             enumerate(ex.topics),
-            key=lambda it: (it[1].from_model, it[1].spare, _plain(it[1]), -it[1].weight, it[0]),
+            key=lambda it: (
+                it[1].from_model,
+                _thin(it[1]),
+                it[1].spare,
+                _plain(it[1]),
+                -it[1].weight,
+                it[0],
+            ),
         )
         seen: set[str] = set()
         for _, topic in ranked:
