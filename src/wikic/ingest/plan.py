@@ -169,10 +169,10 @@ def _plain(topic: Topic) -> bool:
 
 def _thin(topic: Topic) -> bool:
     """A topic of fewer than `MIN_RANKED_FACTS` facts, not a precise name (a command, a
-    variable) nor the title's subject: its page comes after every
-    page that earns its place with facts, whether code found it by a heading or by the
-    sentences that name it (Pipenv's eight facts on `Pipfile` had lost their page to headings
-    of one fact: "Clearing the Cache", "Version Control")."""
+    variable) nor the title's subject: its page comes after every page that earns its place
+    with facts, whether code found it by a heading or by the sentences that name it (Pipenv's
+    eight facts on `Pipfile` had lost their page to headings of one fact: "Clearing the
+    Cache", "Version Control")."""
     return len(topic.facts) < MIN_RANKED_FACTS and not topic.subject and not topic.precise
 
 
