@@ -49,3 +49,17 @@ def test_sentences_split_at_stops_but_not_inside_code_or_after_e_g() -> None:
         "Use e.g. this one.",
         "Then run pip install -e . today.",
     ]
+
+
+def test_a_word_nupunkt_takes_for_an_abbreviation_ends_a_sentence_where_it_is_a_word() -> None:
+    # PyPA's guide: nupunkt's legal-text model knows "flag." as an abbreviation
+    text = "Upgrade with the `--upgrade` flag. For example, install the newest requests:"
+    assert len(split_sentences(text)) == 1
+    doc = parse_document(f"# Pip\n\nSet the flag once.\n\n{text}\n", filename="p.md")
+    assert [s.text for s in doc.blocks[1].sentences] == [
+        "Upgrade with the --upgrade flag.",
+        "For example, install the newest requests:",
+    ]
+    # an abbreviation the document always writes with its period stays one
+    abbreviated = parse_document("# Fig\n\nSee the fig. For details, ask.\n", filename="f.md")
+    assert len(abbreviated.blocks[0].sentences) == 1

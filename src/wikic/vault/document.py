@@ -27,7 +27,7 @@ from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from wikic.language.segmentation import split_sentences
+from wikic.language.segmentation import bare_words, split_sentences
 from wikic.vault.prose import Inline, escape, escape_line_start, html_text, render_inline
 
 FrontValue = str | tuple[str, ...]
@@ -394,7 +394,13 @@ def _without_shortcodes(text: str) -> str:
 def parse_document(text: str, *, filename: str, segment: Segmenter | None = None) -> Document:
     """The document in `text`; `filename` only names it when nothing inside does."""
     tree = SyntaxTreeNode(_MD.parse(_without_shortcodes(text)))
-    builder = _Builder(segment or split_sentences)
+    if segment is None:
+        words = bare_words(text)  # an abbreviation of nupunkt's that is a word here
+
+        def segment(prose: str, protected: list[tuple[int, int]]) -> list[str]:
+            return split_sentences(prose, protected, words=words)
+
+    builder = _Builder(segment)
     builder.walk(tree.children, _Context())
     front = next((n for n in tree.children if n.type == "front_matter"), None)
     front_matter = _front_matter(front.content if front else "")
