@@ -711,8 +711,12 @@ def test_a_subcommand_the_heading_names_is_the_page_though_the_prose_never_write
         "```sh\n$ summarize summarize trace.json\n```\n"
     )
     doc = parse_document(text, filename="locking.md")
-    names = [t.name for t in section_topics(doc, fact_sentences(doc))]
+    found = section_topics(doc, fact_sentences(doc))
+    names = [t.name for t in found]
     assert "pipenv verify" in names and "Verifying Lock File Integrity" not in names
+    # a command is a precise name: a page of one fact of it keeps its rank (`plan._thin`)
+    assert all(t.precise for t in found if t.name.startswith("pipenv "))
+    assert not next(t for t in found if t.name == "Summarize").precise
     assert "pipenv update" in names  # the argument after the subcommand is not part of it
     assert "summarize summarize" not in names  # a program run on a file named after it
 

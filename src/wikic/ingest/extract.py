@@ -354,7 +354,15 @@ def _code_topics(
         if phrase is not None:  # "Pointer" and "pointer file": one page
             name, aliases = phrase[0], (name, *aliases)
             facts = tuple(dict.fromkeys((*facts, *phrase[1])))[:FACTS_PER_SECTION_TOPIC]
-        topic = Topic(name, _type(name, source_text), aliases, facts, t.usage, from_heading=True)
+        topic = Topic(
+            name,
+            _type(name, source_text),
+            aliases,
+            facts,
+            t.usage,
+            from_heading=True,
+            precise=t.precise,
+        )
         structural.append(topic)
     for title in (f.subject for f in found if f.subject is not None):
         structural.append(

@@ -43,6 +43,7 @@ class SectionTopic:
     facts: tuple[str, ...]  # sentence ids, in document order
     usage: tuple[str, ...]  # block ids of code blocks
     aliases: tuple[str, ...] = ()  # "BPE" of the heading "Byte pair encoding (BPE)"
+    precise: bool = False  # an option or a command the section demonstrates, not a phrase
 
 
 def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[SectionTopic]:
@@ -72,6 +73,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
             for n in question_names(section.heading)
             if not any(name_key(n).startswith(k) for k in asked_by_most)
         ]
+        precise = option is not None or command is not None
         if option is not None:
             name, aliases = option, tuple(options[option])
         elif command is not None:
@@ -93,6 +95,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
                 tuple(facts[:FACTS_PER_SECTION_TOPIC]),
                 tuple(usage[:USAGE_PER_TOPIC]),
                 aliases,
+                precise,
             )
         )
     return found
