@@ -127,6 +127,17 @@ def test_a_topic_of_one_fact_takes_a_page_after_those_with_more(tmp_path) -> Non
     assert titles == ["OLLAMA_MODELS", "Pipfile"]
 
 
+def test_a_subject_of_the_title_the_model_also_named_keeps_its_place(tmp_path) -> None:
+    """TiDB, a subject of "TiDB Transaction Isolation Levels" the model named as well, had
+    ranked with the model's names and lost its page to the cap."""
+    topics = [
+        Topic("MySQL", "entity", (), ("s1", "s2")),
+        Topic("TiDB", "entity", (), ("s3",), subject=True, from_model=True),
+    ]
+    titles = [t.title for _, t in plan(tmp_path, topics, max_pages=1).topics]
+    assert titles == ["TiDB"]
+
+
 def test_names_only_the_model_chose_get_the_places_code_leaves(tmp_path) -> None:
     """Topics code finds from structure and evidence come first, then its spares; a name only
     the model chose ("key", however many facts it cites) takes a place left after them."""

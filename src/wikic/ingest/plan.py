@@ -205,7 +205,7 @@ def plan_batch(
         ranked = sorted(
             enumerate(ex.topics),
             key=lambda it: (
-                it[1].from_model,
+                it[1].from_model and not it[1].subject,  # a subject the model named too
                 _thin(it[1]),
                 it[1].spare,
                 _plain(it[1]),
