@@ -72,6 +72,23 @@ def test_a_thin_heading_page_merged_away_leaves_behind_the_facts_that_name_its_o
     assert any("Package design" in d for d in plan.dropped)
 
 
+def test_a_thin_heading_page_merged_away_leaves_no_alias_on_an_unrelated_page(
+    tmp_path: Path,
+) -> None:
+    # "Package design" is no other name of the driver factory (`twins.named_alike`)
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            DRIVER,
+            [
+                Topic("Driver factory", "concept", (), ("s1", "s2", "s4", "s5")),
+                Topic("Package design", "concept", (), ("s1", "s2", "s3"), from_heading=True),
+            ],
+        ),
+    )
+    assert "Package design" not in _pages(plan)["Driver factory"].aliases
+
+
 def test_a_thin_heading_page_merged_away_takes_along_a_fact_that_names_its_other(
     tmp_path: Path,
 ) -> None:

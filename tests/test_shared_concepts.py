@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from tests.helpers.golden import assert_matches_golden
-from tests.helpers.wikitools import ingest_code_only, make_wiki
+from tests.helpers.wikitools import compile_files
 from wikic.ingest.shared import concept_name, shared_concepts
 from wikic.language.discussed import (
     about,
@@ -20,7 +20,7 @@ from wikic.language.discussed import (
     heading_terms,
 )
 from wikic.language.sentences import fact_sentences
-from wikic.paths import WikiPaths, open_paths
+from wikic.paths import WikiPaths
 from wikic.vault.document import parse_document
 from wikic.vault.tree import Vault
 
@@ -90,15 +90,7 @@ def test_a_concept_is_named_in_lower_case_where_a_source_writes_it_so() -> None:
 
 
 def _compile(root: Path, files: dict[str, str], *, disable: str = "") -> WikiPaths:
-    paths = make_wiki(root)
-    for name, text in files.items():
-        (paths.raw / name).write_text(text, encoding="utf-8")
-    if disable:
-        config = paths.root / "wikic.yaml"
-        text = config.read_text(encoding="utf-8")
-        config.write_text(text.replace("disable_finders: []", f"disable_finders: [{disable}]"))
-        paths = open_paths(paths.root)
-    return ingest_code_only(paths, DAY)
+    return compile_files(root, files, DAY, disable=disable)
 
 
 SNAPSHOTS = {

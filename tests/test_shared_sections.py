@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.wikitools import ingest_code_only, make_wiki
+from tests.helpers.wikitools import compile_files
 from wikic.ingest.shared import SharedSection, shared_sections
 from wikic.ingest.twins import named_alike
 from wikic.language.actions import (
@@ -22,7 +22,7 @@ from wikic.language.actions import (
     is_gerund,
     shared_action,
 )
-from wikic.paths import WikiPaths, open_paths
+from wikic.paths import WikiPaths
 from wikic.vault.document import parse_document
 from wikic.vault.tree import Vault
 
@@ -128,15 +128,7 @@ PDM = (
 
 
 def _compile(root: Path, files: dict[str, str], *, disable: str = "") -> WikiPaths:
-    paths = make_wiki(root)
-    for name, text in files.items():
-        (paths.raw / name).write_text(text, encoding="utf-8")
-    if disable:
-        config = paths.root / "wikic.yaml"
-        text = config.read_text(encoding="utf-8")
-        config.write_text(text.replace("disable_finders: []", f"disable_finders: [{disable}]"))
-        paths = open_paths(paths.root)
-    return ingest_code_only(paths, DAY)
+    return compile_files(root, files, DAY, disable=disable)
 
 
 def test_switching_shared_sections_off(tmp_path: Path) -> None:

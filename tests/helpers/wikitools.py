@@ -65,3 +65,19 @@ def ingest_code_only(paths: WikiPaths, today: dt.date) -> WikiPaths:
     )
     assert all(o.status == "ingested" for o in report.outcomes), report.outcomes
     return paths
+
+
+def compile_files(
+    root: Path, files: dict[str, str], today: dt.date, *, disable: str = ""
+) -> WikiPaths:
+    """A new wiki in `root` with `files` in raw/, compiled code only (`ingest_code_only`);
+    `disable`: a topic finder switched off in its wikic.yaml."""
+    paths = make_wiki(root)
+    for name, text in files.items():
+        (paths.raw / name).write_text(text, encoding="utf-8")
+    if disable:
+        config = paths.root / "wikic.yaml"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace("disable_finders: []", f"disable_finders: [{disable}]"))
+        paths = open_paths(paths.root)
+    return ingest_code_only(paths, today)

@@ -20,7 +20,7 @@ abbreviations that never end a sentence.
 nupunkt's model was trained on legal text, and some 2,400 of its abbreviations are English
 words ("flag", "row", "code", "found", "tables"): "… using the `--upgrade` flag. For example,
 …" stayed one sentence, so the first, a whole fact, was lost with the lead-in it was joined to
-(14 such joins in the development corpora). A word the document also writes without a period
+(4 paragraphs of the development corpora). A word the document also writes without a period
 is no abbreviation in it (`bare_words`): a sentence ends after it when the next starts with a
 capital.
 """
