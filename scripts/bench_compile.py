@@ -758,9 +758,11 @@ def prepare_wiki(
     batch_size: int | None = None,
     disabled_finders: Sequence[str] = (),
     extraction: str | None = None,
+    revisit_sources: int | None = None,
 ) -> None:
-    """`wikic init` in `root` (with `generation.batch_size`, `ingest.disable_finders` and
-    `ingest.extraction` when given), then the chosen documents copied into raw/."""
+    """`wikic init` in `root` (with `generation.batch_size`, `ingest.disable_finders`,
+    `ingest.extraction` and `ingest.revisit_sources` when given), then the chosen documents
+    copied into raw/."""
     done = subprocess.run(
         [wikic_executable(), "init", str(root), "--json"], capture_output=True, text=True
     )
@@ -774,6 +776,8 @@ def prepare_wiki(
         )
     if extraction is not None:
         _set_config_line(root, r"^(\s+extraction:) \w+", rf"\1 {extraction}")
+    if revisit_sources is not None:
+        _set_config_line(root, r"^(\s+revisit_sources:) \d+", rf"\1 {revisit_sources}")
     for name in files:
         shutil.copy2(corpus / name, root / "raw" / name)
 
@@ -787,28 +791,59 @@ def _set_config_line(root: Path, pattern: str, replacement: str) -> None:
     cfg.write_text(text, encoding="utf-8")
 
 
-def code_only_ingest(root: Path) -> float:
+def code_only_ingest(root: Path, one_by_one: Sequence[str] = ()) -> float:
     """`wikic ingest --all` in process with a model that never answers (every call fails its
-    schema): the pages code makes alone, from the document's structure and names. Seconds."""
+    schema): the pages code makes alone, from the document's structure and names; with
+    `one_by_one`, one ingest per file of it, in its order. Seconds."""
     from wikic.ingest.pipeline import IngestRequest, ingest
     from wikic.llm.fake import FakeBackend
     from wikic.paths import open_paths
 
     silent = FakeBackend(lambda call: "no model", name="no model")
     start = time.perf_counter()
-    ingest(
-        open_paths(root),
-        IngestRequest(all_new=True),
-        extract_backend=lambda: silent,
-        write_backend=lambda: silent,
-    )
+    requests = [IngestRequest(paths=[root / "raw" / f]) for f in one_by_one] or [
+        IngestRequest(all_new=True)
+    ]
+    for request in requests:
+        ingest(
+            open_paths(root), request, extract_backend=lambda: silent, write_backend=lambda: silent
+        )
     return time.perf_counter() - start
 
 
-def run_ingest(root: Path, model: str | None) -> tuple[dict[str, Any], float, list[str]]:
-    """(the ingest's JSON report, wall seconds, the command) — progress lines pass through to
-    stderr; stdout goes to a file so a long report cannot block the pipe."""
-    command = [wikic_executable(), "ingest", "--all", "--json"]
+def run_ingest(
+    root: Path, model: str | None, one_by_one: Sequence[str] = ()
+) -> tuple[dict[str, Any], float, list[str]]:
+    """(the ingest's JSON report, wall seconds, the command); with `one_by_one`, one
+    `wikic ingest raw/FILE` per file of it, in its order, their reports joined (sources and
+    revisits listed in turn, stats summed)."""
+    if not one_by_one:
+        return _run_ingest(root, model, ["--all"])
+    reports, wall, command = [], 0.0, []
+    for f in one_by_one:
+        report, seconds, command = _run_ingest(root, model, [f"raw/{f}"])
+        reports.append(report)
+        wall += seconds
+    stats: dict[str, Any] = {}
+    for r in reports:
+        for k, v in (r.get("stats") or {}).items():
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                stats[k] = stats.get(k, 0) + v
+    joined = {
+        "sources": [o for r in reports for o in r.get("sources", [])],
+        "revisited": [o for r in reports for o in r.get("revisited", [])],
+        "stats": stats,
+    }
+    shown = [c if c != f"raw/{one_by_one[-1]}" else "raw/FILE" for c in command]
+    return joined, wall, [*shown, "# once per file, in file order"]
+
+
+def _run_ingest(
+    root: Path, model: str | None, which: list[str]
+) -> tuple[dict[str, Any], float, list[str]]:
+    """One `wikic ingest` — progress lines pass through to stderr; stdout goes to a file so a
+    long report cannot block the pipe."""
+    command = [wikic_executable(), "ingest", *which, "--json"]
     if model:
         command += ["--model", model]
     with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
@@ -1265,6 +1300,19 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="generation.batch_size of the compiled wiki (default: wikic's default)",
     )
     p.add_argument(
+        "--one-by-one",
+        action="store_true",
+        help="ingest each document with its own `wikic ingest raw/FILE` in file order, as a "
+        "user adding sources one at a time does (default: one `wikic ingest --all`)",
+    )
+    p.add_argument(
+        "--revisit-sources",
+        type=int,
+        metavar="N",
+        help="ingest.revisit_sources of the compiled wiki: earlier sources read again per "
+        "ingest (0: none; default: wikic's default)",
+    )
+    p.add_argument(
         "--extraction",
         choices=("model", "code"),
         help="ingest.extraction of the compiled wiki: model asks the model about every window, "
@@ -1380,14 +1428,23 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             if args.keep and args.keep.exists():
                 raise BenchError(f"{args.keep} exists: --keep needs a new folder")
             root = args.keep.resolve() if args.keep else Path(tmp) / "wiki"
-            prepare_wiki(root, corpus, files, args.batch_size, disabled, args.extraction)
+            prepare_wiki(
+                root,
+                corpus,
+                files,
+                args.batch_size,
+                disabled,
+                args.extraction,
+                args.revisit_sources,
+            )
+        in_turn = sorted(files) if args.one_by_one else []
         if not args.wiki and args.code_only:
-            wall = code_only_ingest(root)
+            wall = code_only_ingest(root, in_turn)
             skipped.append(
                 f"the model: --code-only, every model call failed ({wall:.1f} s): no timing"
             )
         elif not args.wiki:
-            report, wall, command = run_ingest(root, args.model)
+            report, wall, command = run_ingest(root, args.model, in_turn)
             outcomes = {
                 str(o.get("raw", "")).removeprefix("raw/"): o for o in report.get("sources", [])
             }
@@ -1443,6 +1500,8 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
         "batch_size": config.generation.batch_size,
         "disabled_finders": list(config.ingest.disable_finders),
         "extraction": "none (--code-only)" if args.code_only else config.ingest.extraction,
+        "one_by_one": bool(args.one_by_one),
+        "revisit_sources": config.ingest.revisit_sources,
         "wiki": str(args.wiki) if args.wiki else (str(args.keep) if args.keep else None),
         "fragment_check": checker,
         "files": files,

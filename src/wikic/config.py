@@ -110,6 +110,9 @@ class IngestConfig(_Section):
     # and an old fact (of another source) that share two content words besides the page's
     # name (`language.conflicts.may_conflict`; no call when no pair does); all: every fact
     contradiction_check: ContradictionCheck = "shared-words"
+    # earlier sources read again (code only) per batch, for the pages the batch makes and the
+    # concepts it shares with them; 0: none (see ingest.revisit)
+    revisit_sources: int = Field(8, ge=0)
 
 
 class QueryConfig(_Section):

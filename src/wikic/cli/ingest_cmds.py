@@ -80,6 +80,7 @@ def ingest_cmd(
             {
                 "dry_run": report.dry_run,
                 "sources": [o.to_dict() for o in report.outcomes],
+                "revisited": [o.to_dict() for o in report.revisited if o.status != "skipped"],
                 "skipped": [{"raw": s.rel, "reason": s.reason} for s in skipped],
                 "stats": stats.to_dict(),
                 "stages": report.stages(),
@@ -173,6 +174,13 @@ def _render(report: IngestReport) -> None:
             console.print(f"  unsupported {path}", markup=False)
         if o.kept_edits:
             console.print(f"  kept     your edits: {', '.join(o.kept_edits)}", markup=False)
+    for o in report.revisited:  # earlier sources that now cite pages this run made
+        if o.status == "failed":
+            err_console().print(f"[red]failed[/]     {o.raw} (revisited): {o.error}")
+        elif o.status in ("revisited", "planned"):
+            console.print(f"{'revisit':<10} {o.raw} → {o.source_page}", markup=False)
+            for path in o.updated:
+                console.print(f"  update   {path}", markup=False)
     stats = report.total_stats()
     if stats.calls:
         console.print(

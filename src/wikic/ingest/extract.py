@@ -269,6 +269,27 @@ def finish_extraction(
     )
 
 
+def reread(source: Source, config: IngestConfig) -> Extraction:
+    """`source` read again by code alone, as an earlier source the pages of a later batch may
+    cite (`ingest.revisit`): its parse, its sentences and what it discusses (the enabled topic
+    finders); no topics and no model call."""
+    doc = parse_document(source.text, filename=source.rel)
+    sentences = fact_sentences(doc)
+    prose = [s for s in sentences if doc.block(s.paragraph).kind != "table"]
+    found = find_all(Reading(doc, sentences, prose), enabled_finders(config.disable_finders))
+    return Extraction(
+        source=source,
+        title=doc.title,
+        summary="",
+        document=doc,
+        sentences={s.id: s for s in sentences},
+        topics=[],
+        discussed=tuple(dict.fromkeys(n for f in found for n in f.discussed)),
+        discussed_words=tuple(dict.fromkeys(n for f in found for n in f.discussed_words)),
+        actions=tuple(a for f in found for a in f.actions),
+    )
+
+
 def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
     """`facts` (sentence ids) with each one's next sentence of the same block when that one
     goes on about it ("… wr_seq is started at 1 and incremented by 2. This ensures its value

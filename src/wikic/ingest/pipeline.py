@@ -4,6 +4,10 @@ Extracting the whole batch before writing lets topics shared by several sources 
 page. The page writes of sources that write no page in common share one batch too (`_write_all`).
 Each source is committed on its own, so a failure leaves earlier sources committed and the
 failing one untouched; the batch goes on. An unchanged source is a no-op unless forced.
+
+Earlier sources that name what the batch discusses are read again, code only, and revisited:
+the pages the batch makes cite them too (`ingest.revisit`); each revisit is a commit of its own
+after the batch's, reported apart (`IngestReport.revisited`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from wikic.ingest.extract import (
     finish_extraction,
     prepare_extraction,
 )
-from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.plan import Resolver, SourcePlan, plan_batch
+from wikic.ingest.revisit import EarlierSource, batch_names, earlier_sources
 from wikic.ingest.source_edits import replay_hand_edits
 from wikic.ingest.write import SourceWrite, WriteJob, finish_write, prepare_write
 from wikic.language.finders import enabled_finders
@@ -38,6 +43,7 @@ from wikic.llm.backend import (
 from wikic.operation.transaction import Plan, Writer, writing
 from wikic.paths import WikiPaths
 from wikic.status import source_pages_by_raw, source_states
+from wikic.store.concepts import StoredConcepts
 from wikic.store.db import after_commit, open_concepts
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import link
@@ -60,7 +66,7 @@ class ProgressEvent:
 @dataclass
 class SourceOutcome:
     raw: str
-    status: str = "pending"  # ingested | unchanged | failed | planned
+    status: str = "pending"  # ingested | unchanged | failed | planned | revisited | skipped
     error: str | None = None
     title: str | None = None
     source_page: str | None = None
@@ -100,6 +106,8 @@ class IngestReport:
     outcomes: list[SourceOutcome]
     dry_run: bool = False
     walls: dict[str, float] = field(default_factory=dict)  # stage → wall seconds of its batches
+    # earlier sources whose facts went to pages this batch made (`ingest.revisit`)
+    revisited: list[SourceOutcome] = field(default_factory=list)
 
     @property
     def failed(self) -> list[SourceOutcome]:
@@ -107,7 +115,7 @@ class IngestReport:
 
     def total_stats(self) -> GenerationStats:
         total = EMPTY_STATS
-        for o in self.outcomes:
+        for o in [*self.outcomes, *self.revisited]:
             for s in o.stats.values():
                 total = total + s
         return total
@@ -116,7 +124,7 @@ class IngestReport:
         """Where each stage's time went, over every source (`GenerationStats.breakdown`):
         prefill, decode, rows per decode step, and the wall time outside the model."""
         totals: dict[str, GenerationStats] = {}
-        for o in self.outcomes:
+        for o in [*self.outcomes, *self.revisited]:
             for stage, s in o.stats.items():
                 totals[stage] = totals.get(stage, EMPTY_STATS) + s
         return {
@@ -214,6 +222,7 @@ def _run(
         writer.commit(_clear_plan(paths, vault), today=today)
         vault = Vault.load(paths.wiki)
     with open_concepts(paths, vault) as concepts:  # the store's, looked up name by name
+        earlier = [] if request.rebuild else _earlier(paths, vault, extracted, concepts)
         plans = plan_batch(
             [ex for _, ex in extracted],
             vault,
@@ -223,7 +232,10 @@ def _run(
             max_pages=cfg.ingest.max_pages_per_source,
             concepts=concepts,
             refer_back=cfg.ingest.refer_back,
+            earlier=earlier,
         )
+    revisits = [p for p in plans if p.revisit]
+    plans = [p for p in plans if not p.revisit]
     for plan in plans:
         ex = plan.extraction
         if ex.episode:
@@ -240,11 +252,47 @@ def _run(
             outcome.updated = [t.path for _, t in plan.topics if t.exists]
             continue
         pending.append(_Pending(i, outcome, plan))
+    revisited = []
+    for i, plan in enumerate(revisits, len(plans) + 1):
+        outcome = SourceOutcome(plan.extraction.source.rel, title=plan.extraction.title)
+        outcome.source_page = plan.source_page
+        revisited.append(outcome)
+        if writer is None:
+            outcome.status = "planned"
+            outcome.updated = [t.path for _, t in plan.topics]
+            continue
+        pending.append(_Pending(i, outcome, plan))
     if writer is not None:
+        total = len(plans) + len(revisits)
         _write_all(
-            paths, writer, pending, write_backend, agents_md, emit, len(plans), today, before, walls
+            paths, writer, pending, write_backend, agents_md, emit, total, today, before, walls
         )
-    return IngestReport(outcomes, dry_run=writer is None, walls=walls)
+    return IngestReport(outcomes, dry_run=writer is None, walls=walls, revisited=revisited)
+
+
+def _earlier(
+    paths: WikiPaths,
+    vault: Vault,
+    extracted: Sequence[tuple[SourceOutcome, Extraction]],
+    concepts: StoredConcepts,
+) -> list[EarlierSource]:
+    """The earlier sources to read again for this batch (`ingest.revisit.earlier_sources`):
+    those naming what the batch discusses and no page names yet."""
+    batch = [ex for _, ex in extracted]
+    resolver = Resolver(vault, concepts)
+    names, words = batch_names(batch)
+    unpaged = [n for n in names if resolver.find([n]) is None]
+    unnamed = [w for w in words if resolver.find([w]) is None]
+    cfg = paths.config.ingest
+    return earlier_sources(
+        lambda rel: load_source(paths, rel, max_bytes=cfg.max_source_bytes),
+        vault,
+        batch,
+        unpaged,
+        unnamed,
+        cfg,
+        is_episode=lambda ex: _episode_test(paths, ex.source)(ex.document.front_matter),
+    )
 
 
 def _extract_all(
@@ -373,6 +421,13 @@ def _write_all(
         ahead: list[tuple[int, Request]] = []  # summaries of later rounds' sources
         claimed: set[str] = set()
         for item in pending:
+            plan = item.plan
+            if plan.revisit and not {t.path for _, t in plan.topics} & claimed:
+                # onto the pages the batch made: not one whose source failed before making it
+                plan.topics = [(tp, t) for tp, t in plan.topics if t.path in vault.pages]
+                if not plan.topics:
+                    item.outcome.status = "skipped"
+                    continue
             try:
                 job = prepare_write(
                     item.plan,
@@ -413,6 +468,9 @@ def _write_all(
             current = vault.pages.get(page) or before.get(page)
             try:
                 written = finish_write(job, answer)
+                if item.plan.revisit:  # its source page is not written: no edits to replay
+                    _commit(paths, writer, item, written, emit, n, today)
+                    continue
                 edits = replay_hand_edits(
                     paths, writer.repo, item.outcome.raw, written.pages[page], current
                 )
@@ -499,7 +557,7 @@ def _commit(
         what = ", ".join(outcome.replaced_edits)
         op.log_bullets.append(f"replaced your edits of {source}, changed in {rel} too: {what}")
     result = writer.commit(op, today=today)
-    outcome.status = "ingested"
+    outcome.status = "revisited" if plan.revisit else "ingested"
     outcome.commit = result.commit
     outcome.created, outcome.updated = written.created, written.updated
     outcome.retracted, outcome.unsupported = written.retracted, written.unsupported
@@ -517,16 +575,18 @@ def _commit(
 def _operation_plan(paths: WikiPaths, plan: SourcePlan, written: SourceWrite) -> Plan:
     wiki_rel = paths.rel(paths.wiki)
     ex = plan.extraction
-    op = Plan("ingest", ex.title)
+    op = Plan("revisit" if plan.revisit else "ingest", ex.title)
     for path, page in sorted(written.pages.items()):
         op.write(f"{wiki_rel}/{path}", render_page(page))
 
     def names(pages: list[str]) -> str:
         return ", ".join(link(p.removesuffix(".md"), alias=written.pages[p].title) for p in pages)
 
-    op.log_bullets.append(
-        f"source: {link(plan.source_page.removesuffix('.md'), alias=ex.title)} ({ex.source.rel})"
-    )
+    source = link(plan.source_page.removesuffix(".md"), alias=ex.title)
+    if plan.revisit:
+        op.log_bullets.append(f"revisited {source} ({ex.source.rel}) for pages made since")
+    else:
+        op.log_bullets.append(f"source: {source} ({ex.source.rel})")
     if written.created:
         op.log_bullets.append(f"created: {names(written.created)}")
     if written.updated:

@@ -9,7 +9,7 @@ precise name, a flag or identifier, weighs a little more: `language.evidence.top
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.config import ReferBack
@@ -24,7 +24,8 @@ from wikic.ingest.resolve import (
     plain_word,
     shared_mentions,
 )
-from wikic.ingest.shared import shared_concepts, shared_sections
+from wikic.ingest.revisit import EarlierSource
+from wikic.ingest.shared import concept_sources, shared_concepts, shared_sections
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.actions import subtree_blocks
 from wikic.language.commands import is_code_like
@@ -34,6 +35,7 @@ from wikic.language.grounding import guess_type
 from wikic.language.sentences import Sentence, refers_back
 from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
+from wikic.vault.document import Document
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.slugs import safe_page_path, slugify
@@ -57,6 +59,11 @@ class SourcePlan:
     source_page: str  # relative to wiki/
     topics: list[tuple[Topic, PageTarget]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # topic names over the cap or without facts
+    # an earlier source read again for the pages this batch makes (`ingest.revisit`): only its
+    # topics are written, its source page and other pages stay
+    revisit: bool = False
+    # a revisited source's facts on each page its own ingest wrote (`ingest.revisit.held_facts`)
+    held: list[tuple[str, ...]] = field(default_factory=list)
 
 
 def stored_index(stored: StoredConcepts) -> ConceptIndex[PageTarget]:
@@ -184,10 +191,15 @@ def plan_batch(
     max_pages: int,
     concepts: StoredConcepts | None = None,
     refer_back: ReferBack = "antecedent",
+    earlier: Sequence[EarlierSource] = (),
 ) -> list[SourcePlan]:
     """One SourcePlan per extraction. `existing_source_pages` maps raw path → source page path
     (for re-ingest); new sources get a fresh slug from their file name. `concepts` is the wiki's
-    concept index (`store.concepts.open_concepts`); without it one is built from `vault`."""
+    concept index (`store.concepts.open_concepts`); without it one is built from `vault`.
+
+    `earlier`: earlier sources read again (`ingest.revisit`); a
+    plan with `revisit` set follows the batch's plans for each of them that gets a page of this
+    batch."""
     resolver = Resolver(vault, concepts)
     documents = [ex.document for ex in extractions]  # a title's case is every document's word
     plans = []
@@ -239,8 +251,14 @@ def plan_batch(
     drop_shared_labels(plans, vault)
     add_shared_pages(plans, resolver)
     add_shared_sections(plans, resolver)
+    revisits = [SourcePlan(e.extraction, e.source_page, revisit=True, held=e.held) for e in earlier]
+    add_earlier_shared(plans, revisits, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
+    made = {t.path for plan in plans for _, t in plan.topics if not t.exists}
+    for plan in revisits:  # the pages this batch makes, as if these came after it
+        join_shared(plan, resolver.index, max_pages, only=lambda t: t.path in made)
+    plans += [p for p in revisits if p.topics]
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
         _with_antecedents(plans, add=refer_back == "antecedent")
     fold_twins(plans)  # on the pages as they will be written, antecedents included
@@ -263,10 +281,28 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
     if len(sources) < 2:
         return
     for name in shared_concepts([(ex.discussed, ex.discussed_words) for ex in sources]):
-        if resolver.find([name]) is None:
-            text = "\n".join(ex.source.text for ex in sources)
-            name = capitalised_title(name, [ex.document for ex in sources])
-            resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
+        _shared_page(name, sources, resolver)
+
+
+def add_earlier_shared(
+    plans: Sequence[SourcePlan], revisits: Sequence[SourcePlan], resolver: Resolver
+) -> None:
+    """A page for each concept a source of the batch and an earlier one discuss that no page
+    names yet (`ingest.revisit`): `join_shared` then gives it the facts of each of them."""
+    batch = [p.extraction for p in plans if not p.extraction.episode]
+    if not batch or not revisits:
+        return
+    sources = [*batch, *(p.extraction for p in revisits)]
+    for name, members in concept_sources([(ex.discussed, ex.discussed_words) for ex in sources]):
+        if min(members) < len(batch) <= max(members):  # the batch's and an earlier source's
+            _shared_page(name, [sources[i] for i in sorted(members)], resolver)
+
+
+def _shared_page(name: str, sources: Sequence[Extraction], resolver: Resolver) -> None:
+    if resolver.find([name]) is None:
+        text = "\n".join(ex.source.text for ex in sources)
+        name = capitalised_title(name, [ex.document for ex in sources])
+        resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
 
 
 def add_shared_sections(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
@@ -304,29 +340,42 @@ def _add_topic(plan: SourcePlan, topic: Topic, target: PageTarget) -> None:
     plan.topics[at] = (replace(old, facts=tuple(dict.fromkeys((*old.facts, *topic.facts)))), target)
 
 
-def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -> None:
+def join_shared(
+    plan: SourcePlan,
+    index: ConceptIndex[PageTarget],
+    limit: int,
+    *,
+    only: Callable[[PageTarget], bool] | None = None,
+) -> None:
     """Add the source's facts to the pages of the wiki and of its batch that `JOIN_EVIDENCE`
     or more of its sentences name, though its own topics did not: a concept each document names
     only in prose still gets one page citing all of them. A page one sentence is about
     (`about_page`: "Dependency resolution: captures the complete graph …") joins on that
-    sentence alone. At most `limit` such pages, those most sentences name first."""
+    sentence alone. At most `limit` such pages, those most sentences name first; with `only`,
+    only the pages it accepts."""
     if plan.extraction.episode:
         return
     own = {t.path for _, t in plan.topics}
     skip = held_keys(index, own)
-    sentences = list(plan.extraction.sentences.values())
+    doc = plan.extraction.document
+    sentences = [_row_labels_dropped(s, doc) for s in plan.extraction.sentences.values()]
     found = shared_mentions(sentences, index, skip)
     joined: dict[str, tuple[PageTarget, list[str]]] = {}
     named: dict[str, list[str]] = {}  # page → the names of it the sentences write
     for key, ids in found.items():
         target = index.by_key[key]
-        if target.path in own:
+        if target.path in own or (only is not None and not only(target)):
             continue
         _, have = joined.setdefault(target.path, (target, []))
         have += [i for i in ids if i not in have]
         named.setdefault(target.path, []).append(index.names[key])
     own_facts = [set(topic.facts) for topic, _ in plan.topics if topic.facts]
+    own_facts += [set(facts) for facts in plan.held]
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
+    openings |= {facts[0] for facts in plan.held}
+    # a revisit adds what the wiki lacks: a sentence no page of its source holds yet (one on
+    # two pages of a source made the new page a twin of the page it was on)
+    held = {i for facts in plan.held for i in facts}
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:
@@ -340,7 +389,7 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
         for i in ids[:FACTS_PER_SECTION_TOPIC]:
             # the page joined must not hold most of another page of the source, nor open with
             # the sentence another opens with: a twin either way
-            if i in openings:
+            if i in openings or i in held:
                 continue
             if refers_back(plan.extraction.sentences[i].text):
                 continue  # "This file serves …": its antecedent stays on the source's pages
@@ -351,6 +400,20 @@ def join_shared(plan: SourcePlan, index: ConceptIndex[PageTarget], limit: int) -
             own_facts.append(set(facts))
             openings.add(facts[0])
             added += 1
+
+
+def _row_labels_dropped(sentence: Sentence, doc: Document) -> Sentence:
+    """A table row's sentence as it names pages: its first cell with its column's name, the
+    other cells without theirs ("Isolation Level: READ COMMITTED; Dirty Read: Not possible"
+    names no "Dirty read": the row is about its first cell, the other headers label columns)."""
+    block = doc.block(sentence.paragraph)
+    if block.kind != "table" or len(block.header) < 2:
+        return sentence
+    text = sentence.text
+    for label in block.header[1:]:
+        if label:
+            text = text.replace(f"; {label}: ", "; ")
+    return replace(sentence, text=text)
 
 
 def about_page(names: Sequence[str], ids: Sequence[str], sentences: Mapping[str, Sentence]) -> bool:

@@ -43,6 +43,13 @@ def shared_concepts(
     """The concepts `min_sources` or more sources discuss, given each source's (names, plain
     words) it discusses: one name per concept, those most sources share first, then in the
     order the sources name them."""
+    return [name for name, _ in concept_sources(discussed, min_sources=min_sources)]
+
+
+def concept_sources(
+    discussed: Sequence[tuple[Sequence[str], Sequence[str]]], *, min_sources: int = MIN_SOURCES
+) -> list[tuple[str, frozenset[int]]]:
+    """`shared_concepts`, each with the indexes of the sources that discuss it."""
     index: ConceptIndex[_Concept] = ConceptIndex()
     concepts: list[_Concept] = []
     for i, (names, _) in enumerate(discussed):
@@ -63,7 +70,7 @@ def shared_concepts(
                 concept.names.append(word)
     shared = [c for c in concepts if len(c.sources) >= min_sources and c.named_by]
     order = sorted(range(len(shared)), key=lambda n: (-len(shared[n].sources), n))
-    return [concept_name(shared[n].names) for n in order]
+    return [(concept_name(shared[n].names), frozenset(shared[n].sources)) for n in order]
 
 
 def concept_name(names: Sequence[str]) -> str:

@@ -147,8 +147,10 @@ class WriteJob:
 
     @property
     def paths(self) -> set[str]:
-        """Every page this source writes: its topic pages, its source page, retractions."""
-        return {t.path for _, t in self.plan.topics} | {self.plan.source_page} | set(self.out.pages)
+        """Every page this source writes: its topic pages, its source page (not when it is
+        revisited), retractions."""
+        own = set() if self.plan.revisit else {self.plan.source_page}
+        return {t.path for _, t in self.plan.topics} | own | set(self.out.pages)
 
 
 def prepare_write(
@@ -163,7 +165,8 @@ def prepare_write(
 ) -> WriteJob:
     ex = plan.extraction
     out = SourceWrite()
-    _retract_changed(plan, vault, out)
+    if not plan.revisit:  # a revisit adds to pages of this batch; it retracts nothing
+        _retract_changed(plan, vault, out)
     head: list[Segment] = [prompts.schema_segment(agents_md)]
     sections = SourceSections(lambda path: out.pages.get(path) or vault.pages.get(path))
     sections.add_document(plan.source_page, ex.document)
@@ -182,7 +185,7 @@ def prepare_write(
         jobs.append(
             _page_job(head, plan, target, existing, new_facts, page_summary, contradiction_check)
         )
-    summary_request = _source_summary_request(head, ex, summary_chars)
+    summary_request = None if plan.revisit else _source_summary_request(head, ex, summary_chars)
     return WriteJob(
         plan, vault, out, jobs, summary_request, summary_chars, today, sections, page_summary
     )
@@ -224,6 +227,8 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
         out.pages[target.path] = apply_topic_edit(existing, edit, job.today)
         (out.updated if existing else out.created).append(target.path)
 
+    if plan.revisit:  # its source page stays as its own ingest wrote it
+        return out
     if job.summary_request is not None:
         summary_reply = next(answers)
         out.stats = out.stats + summary_reply.stats

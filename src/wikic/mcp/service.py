@@ -320,6 +320,7 @@ class WikiService:
         return {
             "dry_run": report.dry_run,
             "sources": [o.to_dict() for o in report.outcomes],
+            "revisited": [o.to_dict() for o in report.revisited if o.status != "skipped"],
             "stats": report.total_stats().to_dict(),
             **({} if dry_run else self.synced()),
         }

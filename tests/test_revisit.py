@@ -1,0 +1,190 @@
+"""Sources ingested one at a time compound as one batch does (issue 32, `ingest.revisit`): an
+earlier source that discusses what a later one discusses is read again and revisited, so the
+concept they share gets one page citing both; the earlier source's own pages stay as they were;
+`ingest.revisit_sources: 0` switches it off. Also the cheap test that picks the earlier sources
+(`naming`), the facts a revisit must leave where they are (`held_facts`, `held_sentences`), and
+a table row that names a page by its first cell, not by its column labels."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.helpers.wikitools import git, make_wiki
+from wikic.cli import app, backends
+from wikic.config import IngestConfig
+from wikic.ingest.extract import reread
+from wikic.ingest.pipeline import IngestReport, IngestRequest, ingest
+from wikic.ingest.plan import _row_labels_dropped
+from wikic.ingest.revisit import held_sentences, naming
+from wikic.language.sentences import Sentence
+from wikic.llm.fake import FakeBackend
+from wikic.paths import WikiPaths, open_paths
+from wikic.vault.document import parse_document
+from wikic.vault.sources import Source
+from wikic.vault.tree import Vault
+
+DAY = dt.date(2026, 11, 28)
+SILENT = FakeBackend(lambda call: "no model", name="no model")  # code alone compiles
+
+# each document discusses the write-ahead log in a section of its own; one page per source
+# (`max_pages_per_source: 1`) leaves those sentences on no page of their source
+BACKUPS = (
+    "# Backups\n\nBackups run every night. Each backup is kept for a week. Backups are verified "
+    "after upload.\n\n## Logs\n\nThe write-ahead log is copied before the backup starts. A "
+    "write-ahead log segment is removed once it is copied. The tool compresses every write-ahead "
+    "log segment.\n"
+)
+RECOVERY = (
+    "# Recovery\n\nRecovery starts from the last backup. It restores every table first.\n\n"
+    "## Replay\n\nThe write-ahead log is replayed after the restore. Each write-ahead log record "
+    "is applied in order. Recovery stops at the end of the write-ahead log.\n"
+)
+FILES = {"a.md": BACKUPS, "b.md": RECOVERY}
+WAL = "concepts/write-ahead-log.md"
+
+
+def _wiki(root: Path, *, revisit: int | None = None) -> WikiPaths:
+    paths = make_wiki(root)
+    config = paths.root / "wikic.yaml"
+    text = re.sub(r"(max_pages_per_source:) \d+", r"\1 1", config.read_text(encoding="utf-8"))
+    if revisit is not None:
+        text = re.sub(r"(revisit_sources:) \d+", rf"\1 {revisit}", text)
+    config.write_text(text, encoding="utf-8")
+    paths = open_paths(paths.root)
+    for name, body in FILES.items():
+        (paths.raw / name).write_text(body, encoding="utf-8")
+    return paths
+
+
+def _ingest(paths: WikiPaths, request: IngestRequest) -> IngestReport:
+    return ingest(
+        paths, request, extract_backend=lambda: SILENT, write_backend=lambda: SILENT, today=DAY
+    )
+
+
+def _facts(page_text: str) -> list[str]:
+    return re.findall(r"^- (.+?) \[\[", page_text, flags=re.MULTILINE)
+
+
+def test_one_at_a_time_a_shared_concept_gets_the_page_one_batch_gives_it(tmp_path: Path) -> None:
+    batch = _wiki(tmp_path / "batch")
+    _ingest(batch, IngestRequest(all_new=True))
+    expected = (batch.wiki / WAL).read_text(encoding="utf-8")
+
+    paths = _wiki(tmp_path / "one")
+    first = _ingest(paths, IngestRequest(paths=[paths.raw / "a.md"]))
+    assert first.revisited == [] and not (paths.wiki / WAL).exists()
+    source_a = (paths.wiki / "sources/a.md").read_bytes()
+    second = _ingest(paths, IngestRequest(paths=[paths.raw / "b.md"]))
+    assert [o.status for o in second.outcomes] == ["ingested"]
+    assert [(o.raw, o.status, o.updated) for o in second.revisited] == [
+        ("raw/a.md", "revisited", [WAL])
+    ]
+    page = Vault.load(paths.wiki).pages[WAL]
+    assert page.props["sources"] == ["[[sources/b]]", "[[sources/a]]"]
+    text = (paths.wiki / WAL).read_text(encoding="utf-8")
+    # the facts the batch gave it, but the one the earlier source's own page holds already (a
+    # revisit adds what the wiki lacks: a sentence on two pages of one source makes twins)
+    assert set(_facts(expected)) - set(_facts(text)) == {
+        "The write-ahead log is copied before the backup starts."
+    }
+    assert set(_facts(text)) < set(_facts(expected))
+    backups = (paths.wiki / "concepts/backups.md").read_text(encoding="utf-8")
+    assert "The write-ahead log is copied before the backup starts." in backups
+    # every citation of the earlier source lands on a block its source page holds
+    held = set(re.findall(r"\^(p\d+)$", source_a.decode(), flags=re.MULTILINE))
+    assert held and set(re.findall(r"\[\[sources/a#\^(p\d+)\]\]", text)) <= held
+    # the earlier source's page is as its own ingest wrote it; the revisit is a commit of its own
+    assert (paths.wiki / "sources/a.md").read_bytes() == source_a
+    subjects = git(paths.root, "log", "--format=%s").splitlines()
+    assert subjects[:2] == ["revisit: Backups", "ingest: Recovery"]
+    log = paths.log_md.read_text(encoding="utf-8")
+    assert "## [2026-11-28] revisit | Backups" in log
+    assert "revisited [[sources/a|Backups]] (raw/a.md) for pages made since" in log
+
+
+def test_switching_revisits_off(tmp_path: Path) -> None:
+    paths = _wiki(tmp_path / "off", revisit=0)
+    for name in FILES:
+        report = _ingest(paths, IngestRequest(paths=[paths.raw / name]))
+        assert report.revisited == []
+    assert not (paths.wiki / WAL).exists()  # each discussed it alone, when it came
+
+
+def test_a_source_changed_since_its_ingest_is_not_revisited(tmp_path: Path) -> None:
+    paths = _wiki(tmp_path / "w")
+    _ingest(paths, IngestRequest(paths=[paths.raw / "a.md"]))
+    (paths.raw / "a.md").write_text(BACKUPS + "\nBackups are encrypted.\n", encoding="utf-8")
+    report = _ingest(paths, IngestRequest(paths=[paths.raw / "b.md"]))
+    assert report.revisited == []  # its re-ingest, not a revisit, brings what it says now
+
+
+def test_a_dry_run_lists_the_revisit_and_writes_nothing(tmp_path: Path) -> None:
+    paths = _wiki(tmp_path / "w")
+    _ingest(paths, IngestRequest(paths=[paths.raw / "a.md"]))
+    before = git(paths.root, "rev-parse", "HEAD")
+    report = _ingest(paths, IngestRequest(paths=[paths.raw / "b.md"], dry_run=True))
+    assert [(o.raw, o.status, o.updated) for o in report.revisited] == [
+        ("raw/a.md", "planned", [WAL])
+    ]
+    assert git(paths.root, "rev-parse", "HEAD") == before and not (paths.wiki / WAL).exists()
+
+
+@pytest.fixture
+def cli_wiki(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WikiPaths:
+    paths = _wiki(tmp_path / "w")
+    monkeypatch.setattr(backends, "for_role", lambda paths, role, model=None: SILENT)
+    return paths
+
+
+def test_the_cli_reports_revisits(cli_wiki: WikiPaths) -> None:
+    runner = CliRunner()
+    root = str(cli_wiki.root)
+    assert runner.invoke(app, ["-C", root, "ingest", "raw/a.md"]).exit_code == 0
+    text = runner.invoke(app, ["-C", root, "ingest", "--dry-run", "raw/b.md"])
+    assert text.exit_code == 0, text.output
+    assert "revisit    raw/a.md → sources/a.md\n  update   " + WAL in text.stdout
+    done = runner.invoke(app, ["-C", root, "ingest", "--json", "raw/b.md"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert [s["status"] for s in data["sources"]] == ["ingested"]
+    assert [(r["raw"], r["status"], r["updated"]) for r in data["revisited"]] == [
+        ("raw/a.md", "revisited", [WAL])
+    ]
+
+
+def test_earlier_sources_are_found_by_the_names_they_may_write() -> None:
+    text = "The Lock-Files are written by `uv lock`. A WAL is kept."
+    assert naming(["lock file", "lockfile"], text) == 2  # spaces, hyphens, a plural s
+    assert naming(["WAL"], text) == 1 and naming(["AL"], text) == 0  # a short name is a word
+    assert naming(["snapshot"], text) == 0
+
+
+def test_a_revisit_cites_only_blocks_its_source_page_holds() -> None:
+    source = Source("raw/a.md", BACKUPS, "sha256:x", "article")
+    ex = reread(source, IngestConfig())
+    assert ex.topics == [] and "write-ahead log" in ex.discussed
+    paragraphs = {s.paragraph for s in ex.sentences.values()}
+    kept = held_sentences(ex, "Backups run every night. ^p1\n")
+    assert len(paragraphs) > 1 and {s.paragraph for s in kept.sentences.values()} == {"p1"}
+
+
+def test_a_table_row_names_pages_by_its_first_cell_not_by_its_column_labels() -> None:
+    doc = parse_document(
+        "# Levels\n\n| Isolation Level | Dirty Read | Phantom |\n|---|---|---|\n"
+        "| Read committed | Not possible | Possible |\n",
+        filename="x.md",
+    )
+    row = next(b for b in doc.blocks if b.kind == "table")
+    sentence = Sentence(
+        "s1", row.id, "Isolation Level: Read committed; Dirty Read: Not possible; Phantom: Possible"
+    )
+    assert _row_labels_dropped(sentence, doc).text == (
+        "Isolation Level: Read committed; Not possible; Possible"
+    )
