@@ -11,10 +11,12 @@ import pytest
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.twins import TWIN_SHARE
-from wikic.ingest.write import defining_fact
+from wikic.ingest.write import _distinct_leads, defining_fact
 from wikic.language.name_rules import kept_apart, names_within
+from wikic.language.prose_checks import fold
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
+from wikic.vault.pages import Page
 from wikic.vault.sources import Source
 from wikic.vault.topic_page import Fact
 from wikic.vault.tree import Vault
@@ -225,3 +227,19 @@ def test_the_subject_a_title_names_is_never_trimmed_away(tmp_path: Path) -> None
     )
     targets = {target.title: target.exists for _, target in plan.topics}
     assert targets == {"Gemma 3": True, "Sliding-window attention": False}
+
+
+def test_an_existing_page_does_not_take_the_opening_another_page_of_the_source_gets() -> None:
+    """Postgres's "The most strict is Serializable, … is guaranteed …" opened its
+    "Serializable" page and had become the new opening of LiteFS's "Guarantees" too."""
+    sentence = "The most strict is Serializable, which is guaranteed to run in some order."
+    guarantees = Page("concepts/guarantees.md", {"summary": "LiteFS is intended to replicate."})
+    opened = Page("entities/serializable.md", {"summary": sentence})
+    other = Page("entities/serializable.md", {"summary": "Serializable is a level."})
+    # another page opens with it: a new page, or an existing one that keeps its opening
+    assert _distinct_leads([sentence, sentence], [guarantees, None]) == [None, sentence]
+    assert _distinct_leads([sentence, None], [guarantees, opened]) == [None, None]
+    # an opening no other page of the source has stays, unless a page of the wiki has it (a
+    # later source's update of "Guarantees" had it take the opening "Serializable" had)
+    assert _distinct_leads([sentence, None], [guarantees, other]) == [sentence, None]
+    assert _distinct_leads([sentence], [guarantees], lambda: {fold(sentence)}) == [None]

@@ -25,6 +25,7 @@ from wikic.ingest.revisit import held_sentences, naming
 from wikic.language.sentences import Sentence
 from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths, open_paths
+from wikic.undo import undo_last
 from wikic.vault.document import parse_document
 from wikic.vault.sources import Source
 from wikic.vault.tree import Vault
@@ -188,3 +189,13 @@ def test_a_table_row_names_pages_by_its_first_cell_not_by_its_column_labels() ->
     assert _row_labels_dropped(sentence, doc).text == (
         "Isolation Level: Read committed; Not possible; Possible"
     )
+
+
+def test_undo_takes_back_the_revisit_then_the_ingest(tmp_path: Path) -> None:
+    paths = _wiki(tmp_path / "w")
+    for name in FILES:
+        _ingest(paths, IngestRequest(paths=[paths.raw / name]))
+    assert undo_last(paths).undone.op == "revisit"
+    assert "sources/a" not in (paths.wiki / WAL).read_text(encoding="utf-8")
+    assert undo_last(paths).undone.op == "ingest"
+    assert not (paths.wiki / WAL).exists() and not (paths.wiki / "sources/b.md").exists()

@@ -565,11 +565,8 @@ def _commit(
         {"page": p, "new": new, "old": old, "why": why}
         for p, new, old, why in written.contradictions
     ]
-    emit(
-        ProgressEvent(
-            rel, i, n, "done", f"{len(written.created)} created, {len(written.updated)} updated"
-        )
-    )
+    done = f"{len(written.created)} created, {len(written.updated)} updated"
+    emit(ProgressEvent(rel, i, n, "done", f"revisited: {done}" if plan.revisit else done))
 
 
 def _operation_plan(paths: WikiPaths, plan: SourcePlan, written: SourceWrite) -> Plan:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from wikic.config import ContradictionCheck, PageSummary
@@ -198,10 +198,16 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
     links = {t.path: link(t.path.removesuffix(".md"), alias=t.title) for _, t in plan.topics}
     answers = iter(replies)
     ranked = related_topics(ex, [t for t, _ in plan.topics])
+    results = []
+    for (_, target), page in zip(plan.topics, job.pages, strict=True):
+        reply = next(answers) if page.request else None
+        results.append(_page_result(page, reply, target, out, job.page_summary))
+    leads = _distinct_leads(
+        [r[0] for r in results], [p.existing for p in job.pages], lambda: _openings(vault, job)
+    )
     for n, ((topic, target), page) in enumerate(zip(plan.topics, job.pages, strict=True)):
         existing, new_facts = page.existing, page.new_facts
-        reply = next(answers) if page.request else None
-        summary, pairs = _page_result(page, reply, target, out, job.page_summary)
+        summary, pairs = leads[n], results[n][1]
         derived, lead_citation = _derived(plan, topic, target, existing, summary, new_facts)
         if derived:
             summary = derived
@@ -493,6 +499,51 @@ def _page_result(
         better = defining_fact(target.title, [*job.old_facts, *job.fresh])
         summary = "" if table_row_reason(better) else better
     return summary or None, found
+
+
+def _openings(vault: Vault, job: WriteJob) -> set[str]:
+    """The openings of the wiki's topic pages this job does not write, folded."""
+    mine = job.paths
+    return {
+        fold(str(p.props.get("summary") or ""))
+        for p in vault
+        if p.type in ("entity", "concept") and p.path not in mine
+    }
+
+
+def _distinct_leads(
+    summaries: Sequence[str | None],
+    existing: Sequence[Page | None],
+    elsewhere: Callable[[], set[str]] = set,
+) -> list[str | None]:
+    """`summaries` (a page's new opening, None to keep its own), none of an existing page the
+    opening another page of the source has or gets, or another page of the wiki has
+    (`elsewhere`, asked only when an existing page changes its opening): a sentence on two
+    pages opens one of them (Postgres's "The most strict is Serializable, … is guaranteed …"
+    had become the opening of LiteFS's "Guarantees" too, a twin of "Serializable")."""
+
+    def final(n: int) -> str:
+        return fold(str(summaries[n])) if summaries[n] is not None else _final_of(existing[n])
+
+    leads = list(summaries)
+    taken: set[str] | None = None
+    for n, summary in enumerate(summaries):
+        if summary is None or existing[n] is None:
+            continue
+        others = {final(m) for m in range(len(summaries)) if m != n}
+        if fold(summary) in others:
+            leads[n] = None
+            continue
+        if fold(summary) == _final_of(existing[n]):
+            continue
+        taken = elsewhere() if taken is None else taken
+        if fold(summary) in taken:
+            leads[n] = None
+    return leads
+
+
+def _final_of(page: Page | None) -> str:
+    return fold(str(page.props.get("summary") or "")) if page is not None else ""
 
 
 def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | None:
