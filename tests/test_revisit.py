@@ -1,7 +1,8 @@
 """Sources ingested one at a time compound as one batch does (issue 32, `ingest.revisit`): an
 earlier source that discusses what a later one discusses is read again and revisited, so the
 concept they share gets one page citing both; the earlier source's own pages stay as they were;
-`ingest.revisit_sources: 0` switches it off. Also the cheap test that picks the earlier sources
+`ingest.revisit_sources: 0` switches it off; a task two sources give a section is one page in
+either order. Also the cheap test that picks the earlier sources
 (`naming`), the facts a revisit must leave where they are (`held_facts`, `held_sentences`), and
 a table row that names a page by its first cell, not by its column labels."""
 
@@ -16,12 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.helpers.wikitools import git, make_wiki
+from tests.test_shared_sections import PDM, PIPENV
 from wikic.cli import app, backends
 from wikic.config import IngestConfig
-from wikic.ingest.extract import reread
+from wikic.ingest.extract import Extraction, reread
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ingest
-from wikic.ingest.plan import _row_labels_dropped
-from wikic.ingest.revisit import held_sentences, naming
+from wikic.ingest.plan import PageTarget, SourcePlan, _held_page, _row_labels_dropped
+from wikic.ingest.revisit import HeldPage, held_sentences, naming
 from wikic.language.sentences import Sentence
 from wikic.llm.fake import FakeBackend
 from wikic.paths import WikiPaths, open_paths
@@ -199,3 +201,44 @@ def test_undo_takes_back_the_revisit_then_the_ingest(tmp_path: Path) -> None:
     assert "sources/a" not in (paths.wiki / WAL).read_text(encoding="utf-8")
     assert undo_last(paths).undone.op == "ingest"
     assert not (paths.wiki / WAL).exists() and not (paths.wiki / "sources/b.md").exists()
+
+
+@pytest.mark.parametrize("order", [("pdm.md", "pipenv.md"), ("pipenv.md", "pdm.md")])
+def test_a_task_an_earlier_source_gives_a_section_is_one_page_in_either_order(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """Pipenv's "Installing from Lock Files" and PDM's "Install the packages pinned in lock
+    file" (`shared-sections`), ingested one at a time: one page citing both sections."""
+    paths = make_wiki(tmp_path / "w")
+    for name, text in (("pipenv.md", PIPENV), ("pdm.md", PDM)):
+        (paths.raw / name).write_text(text, encoding="utf-8")
+    for name in order:
+        report = _ingest(paths, IngestRequest(paths=[paths.raw / name]))
+    assert [(o.raw, o.updated) for o in report.revisited] == [
+        (f"raw/{order[0]}", ["concepts/installing-from-lock-files.md"])
+    ]
+    page = Vault.load(paths.wiki).pages["concepts/installing-from-lock-files.md"]
+    assert sorted(page.props["sources"]) == ["[[sources/pdm]]", "[[sources/pipenv]]"]
+    assert "without resolving again" in page.body and "every other machine" in page.body
+
+
+def test_a_section_an_earlier_source_made_a_page_of_is_the_task_s_page() -> None:
+    """A task's page is the earlier source's page that holds most of its section's facts
+    (`TWIN_SHARE`), not a second one."""
+    plan = SourcePlan(
+        _extraction(),
+        "sources/pdm.md",
+        revisit=True,
+        held=[
+            HeldPage("concepts/lock-file.md", "Lock file", "concept", ("s1", "s9")),
+            HeldPage("concepts/pinned.md", "Pinned packages", "concept", ("s2", "s3", "s4")),
+        ],
+    )
+    assert _held_page(plan, ("s2", "s3", "s4", "s5")) == PageTarget(
+        "concepts/pinned.md", "Pinned packages", "concept", True
+    )
+    assert _held_page(plan, ("s2", "s5", "s6")) is None  # a third of them: its own page
+
+
+def _extraction() -> Extraction:
+    return reread(Source("raw/pdm.md", PDM, "sha256:x", "article"), IngestConfig())

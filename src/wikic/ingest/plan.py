@@ -24,7 +24,7 @@ from wikic.ingest.resolve import (
     plain_word,
     shared_mentions,
 )
-from wikic.ingest.revisit import EarlierSource
+from wikic.ingest.revisit import EarlierSource, HeldPage
 from wikic.ingest.shared import concept_sources, shared_concepts, shared_sections
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.actions import subtree_blocks
@@ -63,7 +63,7 @@ class SourcePlan:
     # topics are written, its source page and other pages stay
     revisit: bool = False
     # a revisited source's facts on each page its own ingest wrote (`ingest.revisit.held_facts`)
-    held: list[tuple[str, ...]] = field(default_factory=list)
+    held: list[HeldPage] = field(default_factory=list)
 
 
 def stored_index(stored: StoredConcepts) -> ConceptIndex[PageTarget]:
@@ -250,8 +250,8 @@ def plan_batch(
         plans.append(plan)
     drop_shared_labels(plans, vault)
     add_shared_pages(plans, resolver)
-    add_shared_sections(plans, resolver)
     revisits = [SourcePlan(e.extraction, e.source_page, revisit=True, held=e.held) for e in earlier]
+    add_shared_sections(plans, resolver, revisits)
     add_earlier_shared(plans, revisits, resolver)
     for plan in plans:
         join_shared(plan, resolver.index, max_pages)
@@ -305,28 +305,68 @@ def _shared_page(name: str, sources: Sequence[Extraction], resolver: Resolver) -
         resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
 
 
-def add_shared_sections(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
+def add_shared_sections(
+    plans: Sequence[SourcePlan], resolver: Resolver, revisits: Sequence[SourcePlan] = ()
+) -> None:
     """A page for each task two or more sources of the batch give a section of their own
     (`ingest.shared.shared_sections`), holding each section's facts (its subsections' too,
     the first `FACTS_PER_SECTION_TOPIC`): one page for "Installing from lock files" that
-    cites Pipenv's section and PDM's "Install the packages pinned in lock file"."""
+    cites Pipenv's section and PDM's "Install the packages pinned in lock file".
+
+    A task a source of the batch shares with an earlier one (`revisits`) goes to the page the
+    earlier source's own ingest made of its section, where there is one (the batch's section
+    joins it, its title an alias); else to a new page, where the earlier source adds the
+    section's sentences none of its pages holds."""
     live = [p for p in plans if not p.extraction.episode]
-    if len(live) < 2:
+    everyone = [*live, *revisits]
+    if len(everyone) < 2 or not live:
         return
-    documents = [p.extraction.document for p in live]
-    for task in shared_sections([p.extraction.actions for p in live]):
+    documents = [p.extraction.document for p in everyone]
+    for task in shared_sections([p.extraction.actions for p in everyone]):
+        if all(source >= len(live) for source, _ in task.members):
+            continue  # earlier sources alone: their own ingests planned them
         name = capitalised_title(task.title, documents)
-        for source, section in task.members:
-            plan = live[source]
-            blocks = set(subtree_blocks(plan.extraction.document, section))
-            facts = tuple(
-                sid for sid, s in plan.extraction.sentences.items() if s.paragraph in blocks
-            )[:FACTS_PER_SECTION_TOPIC]
-            if not facts:
+        facts = {s: _section_facts(everyone[s], section) for s, section in task.members}
+        made = next(
+            (
+                page
+                for s, _ in task.members
+                if s >= len(live) and (page := _held_page(everyone[s], facts[s])) is not None
+            ),
+            None,
+        )
+        joined = 0  # facts of the batch's sources: a revisit never makes a page alone
+        for source, _ in task.members:  # the batch's sources first, in order
+            plan, mine = everyone[source], facts[source]
+            if plan.revisit:
+                if made is not None or not joined:
+                    continue  # its page of the section is the task's page, or there is none
+                # only sentences none of its pages holds: one on two of its pages makes twins
+                held = {i for h in plan.held for i in h.facts}
+                mine = tuple(i for i in mine if i not in held)
+            if not mine:
                 continue
+            joined += len(mine)
             text = plan.extraction.source.text
-            topic = Topic(name, guess_type(name, text, "concept"), (), facts, from_heading=True)
-            _add_topic(plan, topic, resolver.resolve(topic))
+            topic = Topic(name, guess_type(name, text, "concept"), (), mine, from_heading=True)
+            _add_topic(plan, topic, made or resolver.resolve(topic))
+
+
+def _section_facts(plan: SourcePlan, section: int) -> tuple[str, ...]:
+    """The first `FACTS_PER_SECTION_TOPIC` sentences of a section, its subsections' included."""
+    blocks = set(subtree_blocks(plan.extraction.document, section))
+    return tuple(sid for sid, s in plan.extraction.sentences.items() if s.paragraph in blocks)[
+        :FACTS_PER_SECTION_TOPIC
+    ]
+
+
+def _held_page(plan: SourcePlan, facts: Sequence[str]) -> PageTarget | None:
+    """The page of a revisited source that holds most of `facts` (`TWIN_SHARE` or more): the
+    page its own ingest made of that section."""
+    best = max(plan.held, key=lambda h: len(set(h.facts) & set(facts)), default=None)
+    if best is None or not facts or len(set(best.facts) & set(facts)) < TWIN_SHARE * len(facts):
+        return None
+    return PageTarget(best.path, best.title, best.type, True)
 
 
 def _add_topic(plan: SourcePlan, topic: Topic, target: PageTarget) -> None:
@@ -370,12 +410,12 @@ def join_shared(
         have += [i for i in ids if i not in have]
         named.setdefault(target.path, []).append(index.names[key])
     own_facts = [set(topic.facts) for topic, _ in plan.topics if topic.facts]
-    own_facts += [set(facts) for facts in plan.held]
+    own_facts += [set(h.facts) for h in plan.held]
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
-    openings |= {facts[0] for facts in plan.held}
+    openings |= {h.facts[0] for h in plan.held}
     # a revisit adds what the wiki lacks: a sentence no page of its source holds yet (one on
     # two pages of a source made the new page a twin of the page it was on)
-    held = {i for facts in plan.held for i in facts}
+    held = {i for h in plan.held for i in h.facts}
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:

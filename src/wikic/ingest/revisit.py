@@ -10,9 +10,14 @@ So ingest also reads again (code only: the parse and the topic finders, no model
 earlier sources that name what the batch discusses and the wiki has no page for
 (`earlier_sources`), and the planner (`ingest.plan.plan_batch`)
 
-- makes a page for each concept the batch and an earlier source discuss (`ingest.shared`), and
+- makes a page for each concept the batch and an earlier source discuss (`ingest.shared`),
+- makes one page of a task the batch and an earlier source each give a section, or joins the
+  batch's section to the page the earlier source made of its own (`plan.add_shared_sections`),
 - gives each page the batch makes the facts of an earlier source that name it, by the rule
   every source joins a page by (`plan.join_shared`), cited to that source's page.
+
+A revisit adds only sentences that no page of its source holds: one sentence on two pages of a
+source made them twins.
 
 An earlier source is *revisited*: only those pages are written for it, in a commit of its own
 after the batch's; its source page and its other pages stay as they are. A source whose raw file
@@ -42,12 +47,22 @@ from wikic.vault.tree import Vault
 
 
 @dataclass(frozen=True)
+class HeldPage:
+    """A page an earlier source's own ingest wrote, and the sentences of that source on it."""
+
+    path: str
+    title: str
+    type: str
+    facts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class EarlierSource:
     """An earlier source read again for a batch."""
 
     extraction: Extraction  # `extract.reread`, only sentences whose block its page holds
     source_page: str
-    held: list[tuple[str, ...]]  # `held_facts`
+    held: list[HeldPage]  # `held_facts`
 
 
 _LINK_RE = re.compile(r"\[\[([^\]|#]+)")
@@ -56,7 +71,8 @@ SHORT = 4  # a name of fewer letters is looked for as a word, not inside other w
 
 def batch_names(extractions: Iterable[Extraction]) -> tuple[list[str], list[str]]:
     """The names a batch discusses or makes pages of, and the plain words it discusses (which
-    may be an earlier source's name: "snapshot"), in order, once each."""
+    may be an earlier source's name: "snapshot") or its task headings hold (a task an earlier
+    source gives a section: "Installing from Lock Files"), in order, once each."""
     names: dict[str, None] = {}
     words: dict[str, None] = {}
     for ex in extractions:
@@ -66,6 +82,7 @@ def batch_names(extractions: Iterable[Extraction]) -> tuple[list[str], list[str]
         for topic in ex.topics:
             names.update(dict.fromkeys((topic.name, *topic.aliases)))
         words.update(dict.fromkeys(ex.discussed_words))
+        words.update(dict.fromkeys(w for a in ex.actions for w in a.words))
     return list(names), [w for w in words if w not in names]
 
 
@@ -143,7 +160,7 @@ def earlier_sources(
     return found
 
 
-def held_facts(ex: Extraction, source_page: str, vault: Vault) -> list[tuple[str, ...]]:
+def held_facts(ex: Extraction, source_page: str, vault: Vault) -> list[HeldPage]:
     """The sentences of `ex` on each page its source page links to (those its own ingest wrote),
     in page order: what a revisit must not make a twin of (`plan.join_shared`)."""
     page = vault.pages.get(source_page)
@@ -163,7 +180,7 @@ def held_facts(ex: Extraction, source_page: str, vault: Vault) -> list[tuple[str
             and any(c[2:-2].split("#", 1)[0].casefold() == cited for c in f.citations)
         )
         if ids:
-            held.append(ids)
+            held.append(HeldPage(linked.path, linked.title, linked.type, ids))
     return held
 
 
@@ -177,6 +194,7 @@ def held_sentences(ex: Extraction, page_body: str) -> Extraction:
 
 __all__ = [
     "EarlierSource",
+    "HeldPage",
     "batch_names",
     "earlier_sources",
     "held_facts",
