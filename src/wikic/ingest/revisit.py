@@ -98,20 +98,31 @@ def _singular(squashed: str) -> str:
 def naming(names: Sequence[str], text: str) -> int:
     """How many of `names` `text` may name (spelt with or without spaces, hyphens, a plural s):
     a cheap test that finds every source naming one, and some that do not."""
-    squashed = _squash(text)
-    words: set[str] | None = None
-    count = 0
-    for name in names:
-        key = _singular(_squash(name))
-        if not key:
-            continue
-        if len(key) < SHORT:
-            if words is None:
-                words = {w.casefold() for w in re.findall(r"\w+", text)}
-            count += key in words or key + "s" in words
-        else:
-            count += key in squashed
-    return count
+    return _Names(names).count(text)[0]
+
+
+class _Names:
+    """Names looked for in many texts: each name's key made once, each text squashed once."""
+
+    def __init__(self, *groups: Sequence[str]) -> None:
+        self.groups = [[k for k in (_singular(_squash(n)) for n in g) if k] for g in groups]
+
+    def count(self, text: str) -> tuple[int, ...]:
+        """How many names of each group `text` may name."""
+        squashed = _squash(text)
+        words: set[str] | None = None
+        counts = []
+        for keys in self.groups:
+            count = 0
+            for key in keys:
+                if len(key) < SHORT:
+                    if words is None:
+                        words = {w.casefold() for w in re.findall(r"\w+", text)}
+                    count += key in words or key + "s" in words
+                else:
+                    count += key in squashed
+            counts.append(count)
+        return tuple(counts)
 
 
 def earlier_sources(
@@ -134,11 +145,12 @@ def earlier_sources(
         return []
     in_batch = {ex.source.rel for ex in batch}
     ranked: list[tuple[int, int, str, str]] = []
+    looked_for = _Names(unpaged, words)
     for raw, pages in sorted(source_pages_by_raw(vault).items()):
         if raw in in_batch:
             continue
         page = vault.pages[pages[0]]
-        hits, plain = naming(unpaged, page.body), naming(words, page.body)
+        hits, plain = looked_for.count(page.body)
         if hits or plain:
             ranked.append((-hits, -plain, raw, page.path))
     found: list[EarlierSource] = []
