@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.plan import SourcePlan, plan_batch
+from wikic.ingest.plan import PageTarget, SourcePlan, join_shared, plan_batch
+from wikic.ingest.resolve import ConceptIndex
 from wikic.ingest.twins import TWIN_SHARE
 from wikic.ingest.write import _distinct_leads, defining_fact
 from wikic.language.name_rules import kept_apart, names_within
@@ -243,3 +244,23 @@ def test_an_existing_page_does_not_take_the_opening_another_page_of_the_source_g
     # later source's update of "Guarantees" had it take the opening "Serializable" had)
     assert _distinct_leads([sentence, None], [guarantees, other]) == [sentence, None]
     assert _distinct_leads([sentence], [guarantees], lambda: {fold(sentence)}) == [None]
+
+
+def test_a_page_of_few_facts_is_not_joined_with_sentences_another_page_holds() -> None:
+    """Poetry's sentences on updating, all on its `poetry lock` page, had joined Pipenv's
+    one-fact "pipenv update" page: four of its five facts, a twin."""
+    texts = [
+        "Poetry keeps the lock file in the project.",
+        "Run `poetry update` to get the latest versions.",
+        "`poetry update` fetches the latest matching versions.",
+        "`poetry update` rewrites the lock file with the new versions.",
+    ]
+    own = PageTarget("concepts/poetry-lock.md", "poetry lock", "concept", False)
+    update = PageTarget("concepts/poetry-update.md", "poetry update", "concept", True)
+    index: ConceptIndex[PageTarget] = ConceptIndex()
+    index.add(["poetry update"], update)
+    for on_page, joins in ((1, False), (9, True)):
+        plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+        plan.topics = [(Topic("poetry lock", "concept", (), ("s1", "s2", "s3", "s4")), own)]
+        join_shared(plan, index, 10, facts_on=lambda target, n=on_page: n)
+        assert (update in [t for _, t in plan.topics]) is joins, on_page

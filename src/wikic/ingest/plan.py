@@ -38,7 +38,9 @@ from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
+from wikic.vault.sections import split_body
 from wikic.vault.slugs import safe_page_path, slugify
+from wikic.vault.topic_page import parse_facts
 from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
@@ -249,12 +251,17 @@ def plan_batch(
             plan.topics.append((topic, target))
         plans.append(plan)
     drop_shared_labels(plans, vault)
+
+    def facts_on(target: PageTarget) -> int:
+        page = vault.pages.get(target.path)
+        return len(parse_facts(split_body(page.body))) if page is not None else 0
+
     add_shared_pages(plans, resolver)
     revisits = [SourcePlan(e.extraction, e.source_page, revisit=True, held=e.held) for e in earlier]
     add_shared_sections(plans, resolver, revisits)
     add_earlier_shared(plans, revisits, resolver)
     for plan in plans:
-        join_shared(plan, resolver.index, max_pages)
+        join_shared(plan, resolver.index, max_pages, facts_on=facts_on)
     made = {t.path for plan in plans for _, t in plan.topics if not t.exists}
     for plan in revisits:  # the pages this batch makes, as if these came after it
         join_shared(plan, resolver.index, max_pages, only=lambda t: t.path in made)
@@ -386,13 +393,15 @@ def join_shared(
     limit: int,
     *,
     only: Callable[[PageTarget], bool] | None = None,
+    facts_on: Callable[[PageTarget], int] = lambda target: 0,
 ) -> None:
     """Add the source's facts to the pages of the wiki and of its batch that `JOIN_EVIDENCE`
     or more of its sentences name, though its own topics did not: a concept each document names
     only in prose still gets one page citing all of them. A page one sentence is about
     (`about_page`: "Dependency resolution: captures the complete graph …") joins on that
     sentence alone. At most `limit` such pages, those most sentences name first; with `only`,
-    only the pages it accepts."""
+    only the pages it accepts. `facts_on(page)`: the facts an existing page holds, so a page of
+    few facts is not joined with sentences mostly on one page of the source (a twin of it)."""
     if plan.extraction.episode:
         return
     own = {t.path for _, t in plan.topics}
@@ -435,6 +444,11 @@ def join_shared(
                 continue  # "This file serves …": its antecedent stays on the source's pages
             if not any(i in f and len(f & {*facts, i}) >= TWIN_SHARE * len(f) for f in own_facts):
                 facts.append(i)
+        on_page = facts_on(target) if target.exists and facts else 0
+        if on_page:  # the page as it will be, its facts and these (a stub with none takes them)
+            for f in own_facts:
+                if len(f & set(facts)) >= TWIN_SHARE * (on_page + len(facts)):
+                    facts = [i for i in facts if i not in f]
         if facts:
             plan.topics.append((Topic(target.title, target.type, (), tuple(facts)), target))
             own_facts.append(set(facts))
