@@ -67,6 +67,12 @@ class SourcePlan:
     # a revisited source's facts on each page its own ingest wrote (`ingest.revisit.held_facts`)
     held: list[HeldPage] = field(default_factory=list)
 
+    @property
+    def held_ids(self) -> set[str]:
+        """The sentences a revisited source's pages hold: a revisit adds none of them (one
+        sentence on two pages of a source made them twins)."""
+        return {i for h in self.held for i in h.facts}
+
 
 def stored_index(stored: StoredConcepts) -> ConceptIndex[PageTarget]:
     """A `ConceptIndex` whose existing pages are looked up in `stored` key by key; what the
@@ -348,8 +354,7 @@ def add_shared_sections(
             if plan.revisit:
                 if made is not None or not joined:
                     continue  # its page of the section is the task's page, or there is none
-                # only sentences none of its pages holds: one on two of its pages makes twins
-                held = {i for h in plan.held for i in h.facts}
+                held = plan.held_ids
                 mine = tuple(i for i in mine if i not in held)
             if not mine:
                 continue
@@ -422,9 +427,7 @@ def join_shared(
     own_facts += [set(h.facts) for h in plan.held]
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
     openings |= {h.facts[0] for h in plan.held}
-    # a revisit adds what the wiki lacks: a sentence no page of its source holds yet (one on
-    # two pages of a source made the new page a twin of the page it was on)
-    held = {i for h in plan.held for i in h.facts}
+    held = plan.held_ids  # a revisit adds what the wiki lacks
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:

@@ -40,9 +40,10 @@ from wikic.errors import WikicError
 from wikic.ingest.extract import Extraction, reread
 from wikic.ingest.text import quote
 from wikic.status import source_pages_by_raw
+from wikic.vault.links import block_ids, parse_links
 from wikic.vault.sections import split_body
 from wikic.vault.sources import Source
-from wikic.vault.topic_page import fact_id, parse_facts
+from wikic.vault.topic_page import cited_sources, fact_id, parse_facts
 from wikic.vault.tree import Vault
 
 
@@ -65,7 +66,6 @@ class EarlierSource:
     held: list[HeldPage]  # `held_facts`
 
 
-_LINK_RE = re.compile(r"\[\[([^\]|#]+)")
 SHORT = 4  # a name of fewer letters is looked for as a word, not inside other words
 
 
@@ -178,18 +178,17 @@ def held_facts(ex: Extraction, source_page: str, vault: Vault) -> list[HeldPage]
     page = vault.pages.get(source_page)
     if page is None:
         return []
-    cited = source_page.removesuffix(".md").casefold()
+    cited = f"[[{source_page.removesuffix('.md')}]]".casefold()
     by_fact = {fact_id(quote(s.text)): sid for sid, s in ex.sentences.items()}
     held = []
-    for target in dict.fromkeys(_LINK_RE.findall(page.body)):
+    for target in dict.fromkeys(lnk.target for lnk in parse_links(page.body)):
         linked = vault.pages.get(f"{target}.md")
         if linked is None or linked.type not in ("entity", "concept"):
             continue
         ids = tuple(
             by_fact[f.id]
             for f in parse_facts(split_body(linked.body))
-            if f.id in by_fact
-            and any(c[2:-2].split("#", 1)[0].casefold() == cited for c in f.citations)
+            if f.id in by_fact and cited in {c.casefold() for c in cited_sources([f])}
         )
         if ids:
             held.append(HeldPage(linked.path, linked.title, linked.type, ids))
@@ -200,7 +199,7 @@ def held_sentences(ex: Extraction, page_body: str) -> Extraction:
     """`ex` with only the sentences whose paragraph the source page still holds as a block: a
     citation must land (a page written by another version of the parser may number them
     otherwise)."""
-    blocks = set(re.findall(r"\^(p\d+)\s*$", page_body, flags=re.MULTILINE))
+    blocks = block_ids(page_body)
     return replace(ex, sentences={k: s for k, s in ex.sentences.items() if s.paragraph in blocks})
 
 

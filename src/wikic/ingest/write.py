@@ -522,22 +522,22 @@ def _distinct_leads(
     pages opens one of them (Postgres's "The most strict is Serializable, … is guaranteed …"
     had become the opening of LiteFS's "Guarantees" too, a twin of "Serializable")."""
 
-    def final(n: int) -> str:
-        return fold(str(summaries[n])) if summaries[n] is not None else _final_of(existing[n])
-
+    finals = [
+        fold(str(s)) if s is not None else _final_of(page)
+        for s, page in zip(summaries, existing, strict=True)
+    ]
     leads = list(summaries)
     taken: set[str] | None = None
     for n, summary in enumerate(summaries):
         if summary is None or existing[n] is None:
             continue
-        others = {final(m) for m in range(len(summaries)) if m != n}
-        if fold(summary) in others:
+        if finals[n] in finals[:n] + finals[n + 1 :]:
             leads[n] = None
             continue
-        if fold(summary) == _final_of(existing[n]):
+        if finals[n] == _final_of(existing[n]):
             continue
         taken = elsewhere() if taken is None else taken
-        if fold(summary) in taken:
+        if finals[n] in taken:
             leads[n] = None
     return leads
 
