@@ -264,3 +264,28 @@ def test_a_page_of_few_facts_is_not_joined_with_sentences_another_page_holds() -
         plan.topics = [(Topic("poetry lock", "concept", (), ("s1", "s2", "s3", "s4")), own)]
         join_shared(plan, index, 10, facts_on=lambda target, n=on_page: n)
         assert (update in [t for _, t in plan.topics]) is joins, on_page
+
+
+def test_a_larger_page_yields_the_sentences_about_a_term_alone(tmp_path: Path) -> None:
+    """`YIELD`: the definition of `TXID`, which names no LTX file but sits in the LTX files'
+    paragraph, goes to `TXID` rather than `TXID` being trimmed (and its definition lost)."""
+    texts = [
+        "New pages are packaged into LTX files.",
+        "Each sync assigns the next transaction ID (TXID) to the batch of new pages.",
+        "LTX files are named after the TXID range they cover.",
+        "LTX files are staged in a hidden directory.",
+        "LTX files are uploaded to the replica.",
+        "Because TXIDs form a contiguous sequence, a gap is found before a restore.",
+    ]
+    ltx = Topic("LTX files", "concept", (), ("s1", "s2", "s3", "s4", "s5"))
+    plan = _plan(tmp_path, texts, [ltx, Topic("TXID", "concept", (), ("s2", "s3", "s6"))])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert "s2" in facts["TXID"] and "s2" not in facts["LTX files"]
+    assert facts["LTX files"] == ("s1", "s3", "s4", "s5")
+    _no_twins(plan)
+    # a page that would be left with fewer than three facts yields none
+    small = Topic("LTX files", "concept", (), ("s1", "s2", "s3"))
+    plan = _plan(tmp_path, texts, [small, Topic("TXID", "concept", (), ("s2", "s3", "s6"))])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert "s2" in facts["LTX files"]
+    _no_twins(plan)

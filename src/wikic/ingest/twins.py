@@ -23,7 +23,9 @@ gives way, by one of three named rules:
 - `TRIM`: two things (distinct enumerated names `AWQ`/`DWQ`, two code names
   `package_tea`/`package_water`, or names of unrelated words: `Consul` / `Leader election`).
   The lesser page keeps its own facts and fewer shared ones than `TWIN_SHARE` of it, never the
-  other's opening; left with none, it is not made (`dropped`). A fact may be cited on two
+  other's opening; left with none, it is not made (`dropped`). Before a trim the other page
+  yields (`YIELD`) the shared facts that name the lesser page and none of its own names (a
+  term's definition in the other's paragraph), while it keeps `RICH` facts and its opening. A fact may be cited on two
   pages, but a page that is mostly another page's facts should not exist. The other page is
   never trimmed: taking shared facts off the larger page wore a document's main concept away
   (one small page after another took its sentences).
@@ -48,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
-from wikic.language.openings import defining_text, opening_fault
+from wikic.language.openings import defining_text, opening_fault, refers_back
 from wikic.language.stopwords import TOPICLESS_WORDS
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
@@ -60,6 +62,7 @@ RICH = 3  # facts of a page that is not thin (issue 32: at most 25 % of pages ha
 MERGE = "merge"
 TRIM = "trim"
 LIST = "list"
+YIELD = "yield"
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,12 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
             rule = LIST if lesser.code else MERGE
             taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
+        given = _yielded(lesser, other) if rule == TRIM else frozenset()
+        if given:  # `YIELD`: the other page gives up the facts about the lesser alone first
+            for plan in plans:
+                _give_up(plan, other.target, given)
+            done.append((YIELD, lesser.target.title, other.target.title))
+            continue
         spare = [min(_spare(len(set(lesser.facts) - set(other.facts))), _below(len(other.facts)))]
         for plan in plans:
             if rule == TRIM:
@@ -343,6 +352,45 @@ def _merge(
         target,
     )
     del plan.topics[at[0]]
+
+
+def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
+    """The folded facts `other` gives up to `lesser` before a trim (`YIELD`): those the two
+    share that name the lesser page and none of the other's names, never the other's opening
+    nor a sentence that refers back (its subject is the other's), and only while the other
+    keeps `RICH` facts. Such a fact is about the lesser page's
+    subject; it sits on the other page only as a neighbour in its section ("Each sync assigns
+    the next monotonically incrementing transaction ID (TXID) …" on Litestream's `LTX files`).
+    Trimmed off the lesser page instead, it had worn a term away page by page: `TXID` lost its
+    definition to `LTX files`, its next fact to `Database file`, and was gone."""
+    theirs = set(other.facts)
+    names = [n for n in lesser.names if n != other.target.title]
+    given = [
+        f
+        for f, t in zip(lesser.facts, lesser.texts, strict=True)
+        if f in theirs
+        and f not in other.openings
+        and not refers_back(t)  # "It is usually faster than LLVM": about the other page's subject
+        and mentions(names, t)
+        and not mentions(list(other.names), t)
+    ]
+    if not given or len(theirs) - len(given) < RICH:
+        return frozenset()
+    return frozenset(given)
+
+
+def _give_up(plan: SourcePlan, other: PageTarget, given: frozenset[str]) -> None:
+    """Take the `given` facts off `other`'s topic in `plan` (`YIELD`), never its last fact: a
+    source stays on a page it makes."""
+    sentences = plan.extraction.sentences
+    for i, (topic, target) in enumerate(plan.topics):
+        if target.path != other.path:
+            continue
+        kept = tuple(
+            f for f in topic.facts if f not in sentences or _fold(sentences[f].text) not in given
+        )
+        if kept and kept != topic.facts:
+            plan.topics[i] = (replace(topic, facts=kept), target)
 
 
 def _trim(plan: SourcePlan, lesser: _Page, other: _Page, spare: list[int]) -> None:
