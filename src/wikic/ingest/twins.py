@@ -358,11 +358,10 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
     """The folded facts `other` gives up to `lesser` before a trim (`YIELD`): those the two
     share that name the lesser page and none of the other's names, never the other's opening
     nor a sentence that refers back (its subject is the other's), and only while the other
-    keeps `RICH` facts. Such a fact is about the lesser page's
-    subject; it sits on the other page only as a neighbour in its section ("Each sync assigns
-    the next monotonically incrementing transaction ID (TXID) …" on Litestream's `LTX files`).
-    Trimmed off the lesser page instead, it had worn a term away page by page: `TXID` lost its
-    definition to `LTX files`, its next fact to `Database file`, and was gone."""
+    keeps `RICH` facts. Such a fact is about the lesser page's subject and sits on the other
+    page as a neighbour in its section: LiteFS's "Distributed leases work by obtaining a lock on
+    a key within Consul …" on its `Leader election` page, which a trim had taken off `Consul`.
+    """
     theirs = set(other.facts)
     names = [n for n in lesser.names if n != other.target.title]
     given = [
