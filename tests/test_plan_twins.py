@@ -4,14 +4,15 @@ own facts (two things); distinct names are never merged. Constructed sources."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.plan import PageTarget, SourcePlan, join_shared, plan_batch
+from wikic.ingest.plan import PageTarget, Resolver, SourcePlan, join_shared, plan_batch
 from wikic.ingest.resolve import ConceptIndex
-from wikic.ingest.twins import TWIN_SHARE
+from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.ingest.write import _distinct_leads, defining_fact
 from wikic.language.name_rules import kept_apart, names_within
 from wikic.language.prose_checks import fold
@@ -289,3 +290,36 @@ def test_a_larger_page_yields_the_sentences_about_a_term_alone(tmp_path: Path) -
     facts = {t.title: topic.facts for topic, t in plan.topics}
     assert "s2" in facts["LTX files"]
     _no_twins(plan)
+
+
+def test_a_title_subject_is_not_found_as_a_command_by_its_last_word(tmp_path: Path) -> None:
+    """rqlite's "DB Package" (the title's subject, written `db` package) got no page of its
+    own: as a command it resolved by its last word to another source's `Package` page."""
+    (tmp_path / "wiki").mkdir()
+    resolver = Resolver(Vault.load(tmp_path / "wiki"))
+    package = PageTarget("entities/package.md", "Package", "entity", True)
+    resolver.index.add(["Package"], package)
+    command = Topic("DB Package", "concept", (), ("s1",), precise=True)
+    assert resolver.resolve(command) == package  # `uv sync` → Sync, `mlx_lm.awq` → AWQ
+    subject = replace(command, subject=True)
+    assert resolver.resolve(subject).path == "concepts/db-package.md"
+
+
+@pytest.mark.parametrize("subject", [True, False])
+def test_a_title_subject_keeps_its_page_beside_an_existing_one(subject: bool) -> None:
+    """rqlite's "DB Package", its title's subject, opens with two sentences that name SQLite,
+    whose page an earlier source made: the subject keeps its page and the existing page is
+    not updated with them (they had merged the subject away). Not a subject: it gives way."""
+    texts = [
+        "The db package is the wrapper of rqlite around SQLite.",
+        "It owns the SQLite database file and the connection pool.",
+    ]
+    new = PageTarget("concepts/db-package.md", "DB Package", "concept", False)
+    sqlite = PageTarget("entities/sqlite.md", "SQLite", "entity", True)
+    plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+    plan.topics = [
+        (Topic("DB Package", "concept", (), ("s1", "s2"), subject=subject), new),
+        (Topic("SQLite", "entity", (), ("s1", "s2")), sqlite),
+    ]
+    fold_twins([plan])
+    assert [t for _, t in plan.topics] == ([new] if subject else [sqlite])

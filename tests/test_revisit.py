@@ -20,9 +20,16 @@ from tests.helpers.wikitools import git, make_wiki
 from tests.test_shared_sections import PDM, PIPENV
 from wikic.cli import app, backends
 from wikic.config import IngestConfig
-from wikic.ingest.extract import Extraction, reread
+from wikic.ingest.extract import Extraction, Topic, reread
 from wikic.ingest.pipeline import IngestReport, IngestRequest, ingest
-from wikic.ingest.plan import PageTarget, SourcePlan, _held_page, _row_labels_dropped
+from wikic.ingest.plan import (
+    PageTarget,
+    Resolver,
+    SourcePlan,
+    _held_page,
+    _row_labels_dropped,
+    add_shared_sections,
+)
 from wikic.ingest.revisit import HeldPage, held_sentences, naming
 from wikic.language.sentences import Sentence
 from wikic.llm.fake import FakeBackend
@@ -242,3 +249,42 @@ def test_a_section_an_earlier_source_made_a_page_of_is_the_task_s_page() -> None
 
 def _extraction() -> Extraction:
     return reread(Source("raw/pdm.md", PDM, "sha256:x", "article"), IngestConfig())
+
+
+PIPENV_UPDATE = (
+    "# Locking\n\nPipenv locks the packages of a project.\n\n## Updating Dependencies\n\n"
+    "Pipenv update refreshes the lock file. Pipenv update also installs the new versions. "
+    "Pipenv writes the lock file again.\n"
+)
+POETRY_UPDATE = (
+    "# Basic usage\n\nPoetry manages the packages of a project.\n\n"
+    "## Updating dependencies to their latest versions\n\n"
+    "The update command fetches the latest matching versions. Poetry updates the lock file "
+    "with the new versions. Poetry warns when the lock file is out of date.\n"
+)
+
+
+@pytest.mark.parametrize("own_page", [False, True])
+def test_a_task_joins_an_earlier_page_unless_that_makes_a_twin(
+    tmp_path: Path, own_page: bool
+) -> None:
+    """Poetry's "Updating dependencies …" section and Pipenv's "Updating Dependencies" are one
+    task; Pipenv's ingest had filed its section under `pipenv update`. Poetry's
+    section joins that page, unless its sentences are mostly on a page Poetry makes
+    (`poetry.lock`, in the one-at-a-time model compile): the two pages were twins."""
+    (tmp_path / "wiki").mkdir()
+    earlier = reread(Source("raw/pipenv.md", PIPENV_UPDATE, "sha256:x", "article"), IngestConfig())
+    update = tuple(i for i, s in earlier.sentences.items() if "Pipenv update" in s.text)
+    held = HeldPage("concepts/pipenv-update.md", "pipenv update", "concept", update)
+    revisit = SourcePlan(earlier, "sources/pipenv.md", revisit=True, held=[held])
+    batch = reread(Source("raw/poetry.md", POETRY_UPDATE, "sha256:y", "article"), IngestConfig())
+    plan = SourcePlan(batch, "sources/poetry.md")
+    section = tuple(
+        i for i, s in batch.sentences.items() if "version" in s.text or "lock" in s.text
+    )
+    lock = PageTarget("concepts/poetry-lock.md", "poetry.lock", "concept", False)
+    if own_page:
+        plan.topics.append((Topic("poetry.lock", "concept", (), section), lock))
+    add_shared_sections([plan], Resolver(Vault.load(tmp_path / "wiki")), [revisit])
+    joined = [t.path for _, t in plan.topics if t.path == "concepts/pipenv-update.md"]
+    assert bool(joined) is not own_page

@@ -140,7 +140,9 @@ class Resolver:
         return None
 
     def resolve(self, topic: Topic) -> PageTarget:
-        command = topic.precise or is_code_like(topic.name)
+        # a title's subject is found by its own names, not as a command by its last word:
+        # rqlite's "DB Package" is no page "Package" (issue 32: every title subject a page)
+        command = (topic.precise or is_code_like(topic.name)) and not topic.subject
         found = self.find([topic.name, *topic.aliases], command=command)
         if found is not None:
             return found
@@ -328,7 +330,8 @@ def add_shared_sections(
 
     A task a source of the batch shares with an earlier one (`revisits`) goes to the page the
     earlier source's own ingest made of its section, where there is one (the batch's section
-    joins it, its title an alias); else to a new page, where the earlier source adds the
+    joins it, its title an alias), unless the section is mostly on a page the batch's source
+    makes (`_twin_of_own`); else to a new page, where the earlier source adds the
     section's sentences none of its pages holds."""
     live = [p for p in plans if not p.extraction.episode]
     everyone = [*live, *revisits]
@@ -344,7 +347,13 @@ def add_shared_sections(
             (
                 page
                 for s, _ in task.members
-                if s >= len(live) and (page := _held_page(everyone[s], facts[s])) is not None
+                if s >= len(live)
+                and (page := _held_page(everyone[s], facts[s])) is not None
+                and not any(  # the section mostly on a page of its own source: a twin
+                    _twin_of_own(everyone[b], facts[b], everyone[s], page)
+                    for b, _ in task.members
+                    if b < len(live)
+                )
             ),
             None,
         )
@@ -362,6 +371,21 @@ def add_shared_sections(
             text = plan.extraction.source.text
             topic = Topic(name, guess_type(name, text, "concept"), (), mine, from_heading=True)
             _add_topic(plan, topic, made or resolver.resolve(topic))
+
+
+def _twin_of_own(
+    plan: SourcePlan, mine: Sequence[str], earlier: SourcePlan, page: PageTarget
+) -> bool:
+    """Whether `mine`, a section of `plan`'s source, joined to the earlier source's `page`
+    would make it a twin of one of `plan`'s own pages: `TWIN_SHARE` or more of the page as it
+    would be (the earlier source's facts on it and these) on that page. Poetry's "Updating
+    dependencies" section, four sentences all on its `poetry.lock` page, had joined Pipenv's
+    one-fact `pipenv update` page: a twin (the rule `join_shared` keeps with `facts_on`)."""
+    held = sum(len(h.facts) for h in earlier.held if h.path == page.path)
+    return any(
+        len(set(topic.facts) & set(mine)) >= TWIN_SHARE * (held + len(mine))
+        for topic, _ in plan.topics
+    )
 
 
 def _section_facts(plan: SourcePlan, section: int) -> tuple[str, ...]:

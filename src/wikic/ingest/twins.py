@@ -253,10 +253,16 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
             taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
         given = _yielded(lesser, other) if rule == TRIM else frozenset()
+        whole = lesser.subject and other.target.exists
+        if whole:  # a title's subject keeps its page: an existing page gives up what it shares
+            given = _off_existing(lesser, other)
         if given:  # `YIELD`: the other page gives up the facts about the lesser alone first
             for plan in plans:
-                _give_up(plan, other.target, given)
-            done.append((YIELD, lesser.target.title, other.target.title))
+                _give_up(plan, other.target, given, whole=whole)
+            if [p.topics for p in plans] == before:
+                settled.add((lesser.target.path, other.target.path))
+            else:
+                done.append((YIELD, lesser.target.title, other.target.title))
             continue
         spare = [min(_spare(len(set(lesser.facts) - set(other.facts))), _below(len(other.facts)))]
         for plan in plans:
@@ -378,9 +384,26 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
     return frozenset(given)
 
 
-def _give_up(plan: SourcePlan, other: PageTarget, given: frozenset[str]) -> None:
-    """Take the `given` facts off `other`'s topic in `plan` (`YIELD`), never its last fact: a
-    source stays on a page it makes."""
+def _off_existing(subject: _Page, existing: _Page) -> frozenset[str]:
+    """The folded facts an existing page gives up to a title's `subject` page of the batch
+    that shares them: those that do not name the existing page ("Sliding-window attention
+    limits each token …" off `Gemma 3`, which keeps "Gemma 3 interleaves local sliding-window
+    layers …"); where every one names it, all of them (rqlite's "DB Package" opens with two
+    sentences that name SQLite: they had merged the subject into the SQLite page)."""
+    theirs = set(existing.facts)
+    shared = [(f, t) for f, t in zip(subject.facts, subject.texts, strict=True) if f in theirs]
+    names = list(existing.names)
+    apart = frozenset(f for f, t in shared if not mentions(names, t))
+    return apart or frozenset(f for f, _ in shared)
+
+
+def _give_up(
+    plan: SourcePlan, other: PageTarget, given: frozenset[str], *, whole: bool = False
+) -> None:
+    """Take the `given` facts off `other`'s topic in `plan` (`YIELD`), never its last fact (a
+    source stays on a page it makes), but for an existing page (`whole`): a source whose title's
+    subject it would hold does not update it at all (rqlite's "DB Package", two sentences that
+    name SQLite, had been merged into the SQLite page an earlier source made)."""
     sentences = plan.extraction.sentences
     for i, (topic, target) in enumerate(plan.topics):
         if target.path != other.path:
@@ -390,6 +413,10 @@ def _give_up(plan: SourcePlan, other: PageTarget, given: frozenset[str]) -> None
         )
         if kept and kept != topic.facts:
             plan.topics[i] = (replace(topic, facts=kept), target)
+        elif not kept and whole:
+            del plan.topics[i]
+            plan.dropped.append(f"{topic.name} (its facts are on the title's subject)")
+        return
 
 
 def _trim(plan: SourcePlan, lesser: _Page, other: _Page, spare: list[int]) -> None:
