@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.plan import PageTarget, Resolver, SourcePlan, join_shared, plan_batch
+from wikic.ingest.plan import (
+    PageTarget,
+    Resolver,
+    SourcePlan,
+    _no_twin_of_existing,
+    join_shared,
+    plan_batch,
+)
 from wikic.ingest.resolve import ConceptIndex
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.ingest.write import _distinct_leads, defining_fact
@@ -323,3 +330,26 @@ def test_a_title_subject_keeps_its_page_beside_an_existing_one(subject: bool) ->
     ]
     fold_twins([plan])
     assert [t for _, t in plan.topics] == ([new] if subject else [sqlite])
+
+
+def test_a_topic_on_an_existing_page_is_not_a_twin_of_the_source_s_own_page() -> None:
+    """Poetry's "Updating dependencies" section, all four sentences on its `poetry.lock`, had
+    resolved by a heading's alias to Pipenv's one-fact `pipenv update` page: a twin no fold
+    undoes (existing pages are never folded). They stay on `poetry.lock` only; a page of many
+    facts still takes them (four of its thirteen are no twin)."""
+    texts = [
+        "Poetry keeps the lock file in the project.",
+        "To update to the latest versions, use the update command.",
+        "This fetches the latest matching versions and updates the lock file.",
+        "Poetry warns when the lock file and pyproject.toml are not synchronized.",
+    ]
+    own = PageTarget("concepts/poetry-lock.md", "poetry.lock", "concept", False)
+    update = PageTarget("concepts/pipenv-update.md", "pipenv update", "concept", True)
+    for on_page, joins in ((1, False), (9, True)):
+        plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+        plan.topics = [
+            (Topic("poetry.lock", "concept", (), ("s1", "s2", "s3", "s4")), own),
+            (Topic("Updating dependencies", "concept", (), ("s2", "s3", "s4")), update),
+        ]
+        _no_twin_of_existing(plan, lambda target, n=on_page: n)
+        assert (update in [t for _, t in plan.topics]) is joins, on_page

@@ -277,9 +277,42 @@ def plan_batch(
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
         _with_antecedents(plans, add=refer_back == "antecedent")
     fold_twins(plans)  # on the pages as they will be written, antecedents included
+    for plan in plans:
+        _no_twin_of_existing(plan, facts_on)
     if refer_back != "keep":  # a fold may have taken an antecedent away: its fact goes too
         _with_antecedents(plans, add=False)
     return plans
+
+
+def _no_twin_of_existing(plan: SourcePlan, facts_on: Callable[[PageTarget], int]) -> None:
+    """Take off `plan` each topic on an existing page whose facts are mostly on another page
+    of the plan: `TWIN_SHARE` or more of the existing page as it would be (`facts_on` its
+    facts, and these) on that page, a twin `fold_twins` cannot fold (it never folds an existing
+    page). Poetry's "Updating dependencies" section, all on its `poetry.lock`, had resolved by
+    a heading's alias to Pipenv's one-fact `pipenv update` page in a one-at-a-time compile.
+    Those facts stay on the plan's own page only."""
+    for i in reversed(range(len(plan.topics))):
+        topic, target = plan.topics[i]
+        if not target.exists or not topic.facts or topic.subject:
+            continue
+        on_page = facts_on(target)
+        if not on_page:
+            continue  # a stub with no facts takes them, as `join_shared` gives them
+        size = on_page + len(topic.facts)
+        mine = set(topic.facts)
+        held = [
+            set(other.facts) & mine
+            for other, at in plan.topics
+            if at.path != target.path and len(set(other.facts) & mine) >= TWIN_SHARE * size
+        ]
+        if not held:
+            continue
+        kept = tuple(f for f in topic.facts if not any(f in h for h in held))
+        if kept:
+            plan.topics[i] = (replace(topic, facts=kept), target)
+        else:
+            del plan.topics[i]
+            plan.dropped.append(f"{topic.name} (its facts are on another page of the source)")
 
 
 def _with_antecedents(plans: Sequence[SourcePlan], *, add: bool) -> None:
