@@ -15,6 +15,7 @@ from wikic.ingest.plan import (
     Resolver,
     SourcePlan,
     _no_twin_of_existing,
+    _settle,
     join_shared,
     plan_batch,
 )
@@ -353,3 +354,36 @@ def test_a_topic_on_an_existing_page_is_not_a_twin_of_the_source_s_own_page() ->
         ]
         _no_twin_of_existing(plan, lambda target, n=on_page: n)
         assert (update in [t for _, t in plan.topics]) is joins, on_page
+
+
+def test_a_page_that_loses_a_fact_with_its_antecedent_is_folded_again() -> None:
+    """Postgres's "Concurrency Control" lost "This is because …" after the fold, its
+    antecedent being on no page of it: two of its three facts were then on "Concurrent
+    transactions", a twin made after the fold had settled. `_settle` folds once more."""
+    texts = [
+        "Data consistency is kept by a multiversion model of concurrency control.",
+        "Each statement sees a snapshot of data as it was some time ago.",
+        "Locks for reading never block writing.",
+        "Transaction isolation has four standard levels, but three are distinct.",
+        "This is because it is the only sensible mapping of the standard levels.",
+        "Concurrent transactions may update the same rows.",
+        "Concurrent transactions wait for each other's row locks.",
+        "Concurrent transactions can see phenomena at lower levels.",
+    ]
+    plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+    control = PageTarget("concepts/control.md", "Concurrency Control", "concept", False)
+    concurrent = PageTarget("concepts/concurrent.md", "Concurrent transactions", "concept", False)
+    plan.topics = [
+        (
+            Topic("Concurrency Control", "concept", (), ("s1", "s2", "s3", "s5"), subject=True),
+            control,
+        ),
+        (
+            Topic("Concurrent transactions", "concept", (), ("s1", "s2", "s6", "s7", "s8")),
+            concurrent,
+        ),
+    ]
+    _settle([plan], "antecedent")
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert "s5" not in facts["Concurrency Control"]
+    _no_twins(plan)

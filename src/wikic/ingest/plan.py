@@ -276,12 +276,24 @@ def plan_batch(
     plans += [p for p in revisits if p.topics]
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
         _with_antecedents(plans, add=refer_back == "antecedent")
-    fold_twins(plans)  # on the pages as they will be written, antecedents included
+    _settle(plans, refer_back)
     for plan in plans:
         _no_twin_of_existing(plan, facts_on)
-    if refer_back != "keep":  # a fold may have taken an antecedent away: its fact goes too
-        _with_antecedents(plans, add=False)
     return plans
+
+
+def _settle(plans: Sequence[SourcePlan], refer_back: ReferBack) -> None:
+    """Fold the twins of the pages as they will be written, antecedents included. A fold may
+    take an antecedent away: its fact goes too, and the page that loses it may then be mostly
+    another page's facts (Postgres's "Concurrency Control" lost "This is because …" with its
+    antecedent, and two of its three facts were on "Concurrent transactions"), so the pages
+    are folded once more as they then are."""
+    fold_twins(plans)
+    if refer_back == "keep":
+        return
+    _with_antecedents(plans, add=False)
+    fold_twins(plans)
+    _with_antecedents(plans, add=False)
 
 
 def _no_twin_of_existing(plan: SourcePlan, facts_on: Callable[[PageTarget], int]) -> None:
