@@ -253,7 +253,13 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
             taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
         given = _yielded(lesser, other) if rule == TRIM else frozenset()
-        whole = lesser.subject and other.target.exists
+        # a title's subject its own sentences name ("The `db` package is …"), not a title
+        # that names no thing its facts speak of ("Cache notes A": those facts go to the page)
+        whole = (
+            lesser.subject
+            and other.target.exists
+            and any(mentions(list(lesser.names), t) for t in lesser.texts)
+        )
         if whole:  # a title's subject keeps its page: an existing page gives up what it shares
             given = _off_existing(lesser, other)
         if given:  # `YIELD`: the other page gives up the facts about the lesser alone first
