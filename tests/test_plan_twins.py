@@ -337,7 +337,7 @@ def test_a_topic_on_an_existing_page_is_not_a_twin_of_the_source_s_own_page() ->
     """Poetry's "Updating dependencies" section, all four sentences on its `poetry.lock`, had
     resolved by a heading's alias to Pipenv's one-fact `pipenv update` page: a twin no fold
     undoes (existing pages are never folded). They stay on `poetry.lock` only; a page of many
-    facts still takes them (four of its thirteen are no twin)."""
+    facts still takes them (three of its twelve are no twin)."""
     texts = [
         "Poetry keeps the lock file in the project.",
         "To update to the latest versions, use the update command.",

@@ -310,13 +310,7 @@ def _no_twin_of_existing(plan: SourcePlan, facts_on: Callable[[PageTarget], int]
         on_page = facts_on(target)
         if not on_page:
             continue  # a stub with no facts takes them, as `join_shared` gives them
-        size = on_page + len(topic.facts)
-        mine = set(topic.facts)
-        held = [
-            set(other.facts) & mine
-            for other, at in plan.topics
-            if at.path != target.path and len(set(other.facts) & mine) >= TWIN_SHARE * size
-        ]
+        held = _held_by_own(plan, topic.facts, on_page, besides=target.path)
         if not held:
             continue
         kept = tuple(f for f in topic.facts if not any(f in h for h in held))
@@ -427,10 +421,22 @@ def _twin_of_own(
     dependencies" section, four sentences all on its `poetry.lock` page, had joined Pipenv's
     one-fact `pipenv update` page: a twin (the rule `join_shared` keeps with `facts_on`)."""
     held = sum(len(h.facts) for h in earlier.held if h.path == page.path)
-    return any(
-        len(set(topic.facts) & set(mine)) >= TWIN_SHARE * (held + len(mine))
-        for topic, _ in plan.topics
-    )
+    return bool(_held_by_own(plan, mine, held))
+
+
+def _held_by_own(
+    plan: SourcePlan, facts: Sequence[str], on_page: int, *, besides: str = ""
+) -> list[set[str]]:
+    """Of `facts`, added to a page of `on_page` facts, those each page of `plan` (but
+    `besides`) holds where they are `TWIN_SHARE` or more of that page as it would be: the
+    page would be its twin."""
+    mine = set(facts)
+    size = on_page + len(facts)
+    return [
+        held
+        for topic, at in plan.topics
+        if at.path != besides and len(held := set(topic.facts) & mine) >= TWIN_SHARE * size
+    ]
 
 
 def _section_facts(plan: SourcePlan, section: int) -> tuple[str, ...]:

@@ -25,8 +25,9 @@ gives way, by one of three named rules:
   The lesser page keeps its own facts and fewer shared ones than `TWIN_SHARE` of it, never the
   other's opening; left with none, it is not made (`dropped`). Before a trim the other page
   yields (`YIELD`) the shared facts that name the lesser page and none of its own names (a
-  term's definition in the other's paragraph), while it keeps `RICH` facts and its opening. A fact may be cited on two
-  pages, but a page that is mostly another page's facts should not exist. The other page is
+  term's definition in the other's paragraph), while it keeps `RICH` facts and its opening.
+  A fact may be cited on two pages, but a page that is mostly another page's facts should
+  not exist. The other page is
   never trimmed: taking shared facts off the larger page wore a document's main concept away
   (one small page after another took its sentences).
 
