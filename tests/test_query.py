@@ -624,6 +624,67 @@ def test_select_quotes_what_answers_each_part_of_the_question() -> None:
     assert select(tie, "Where do wombats live?") == []  # nothing about the question
 
 
+def test_of_quotes_that_add_as_much_the_one_about_more_of_the_question_wins() -> None:
+    """ "What does Rust guarantee for a tier 2 target, compared with tier 1?": after the quote
+    on tier 2, every unit naming tier 1 adds the same (the number 1); the one that also speaks
+    of the guarantee is the answer, not a fact that merely names tier 1, though a fact wins a
+    tie with a paragraph and search ranked that fact higher (tiers-guarantee, corpus QA set)."""
+    from wikic.query.quote import select
+
+    question = "What does the Rust project guarantee for a tier 2 target, compared with tier 1?"
+    tier2 = Fact(
+        page="concepts/tier-2.md",
+        heading="Tier 2 target (concept)",
+        text="At this tier, the Rust project guarantees that a target builds.",
+        link="concepts/tier-2#^f-1",
+        score=1.0,
+        section="Tier 2 target policy",
+    )
+    plan = Fact(
+        page="concepts/tier-1.md",
+        heading="Tier 1 target (concept)",
+        text="We want a policy for raising targets to tier 2 or even tier 1.",
+        link="concepts/tier-1#^f-2",
+        score=0.9,
+        section="Summary",
+    )
+    tier1 = Block(
+        page="sources/policy.md",
+        heading="Target Tier Policy (source)",
+        kind="para",
+        text="At this tier, the Rust project guarantees that a target builds and "
+        "passes all tests. We hold tier 1 targets to our highest standard.",
+        link="sources/policy#^p37",
+        score=0.5,
+        section="Tier 1 target policy",
+    )
+    packed = pack([tier2, plan, tier1], words(question), 400, words)
+    assert [u.evidence.link for u in select(packed, question)] == [
+        "concepts/tier-2#^f-1",
+        "sources/policy#^p37",
+    ]
+    # a fact and a paragraph that say the same: the fact, fewer words, wins
+    copied = Fact(
+        page="concepts/tier-1.md",
+        heading="Tier 1 target (concept)",
+        text="Tier 1 targets meet our highest standard.",
+        link="concepts/tier-1#^f-3",
+        score=0.4,
+        section="Tier 1 target policy",
+    )
+    para = Block(
+        page="sources/p.md",
+        heading="P (source)",
+        kind="para",
+        text="We hold tier 1 targets to our highest standard.",
+        link="sources/p#^p1",
+        score=0.6,
+        section="Tier 1 target policy",
+    )
+    packed = pack([tier2, para, copied], words(question), 400, words)
+    assert [u.evidence.link for u in select(packed, question)][1:] == ["concepts/tier-1#^f-3"]
+
+
 def test_a_word_only_a_facts_section_holds_weighs_half() -> None:
     """A fact is one self-contained sentence: a question's word that only the section it was
     copied from holds ("Setting a Python version" for "sets up") counts `LABEL_WEIGHT` of its
@@ -1070,6 +1131,30 @@ def test_an_excerpt_brings_the_sentence_a_kept_one_refers_back_to() -> None:
     quote = excerpt(text, question, 60, lambda s: len(s.split()) + 5, relevant_only=True)
     assert quote.startswith("`rustc` has support") and "so it uses this flag" in quote
     assert "rustc_codegen_ssa" not in quote
+
+
+def test_an_excerpt_keeps_a_sentence_with_its_whole_chain_of_antecedents() -> None:
+    """ "If this significantly improves …" refers back to "If … try setting this number to 1.",
+    which refers back to "It's … this parameter …", which means "llama accepts a `-t N`
+    parameter.": the best sentence is quoted with all three, past the quote's budget, or the
+    answer names no flag (tips-oversaturated, corpus QA set); and a sentence that refers back
+    is never kept without its antecedent."""
+    from wikic.query.evidence import excerpt, words
+
+    text = (
+        "llama accepts a `-t N` parameter. It's important that this parameter is not too large. "
+        "If generation is slow, try setting this number to 1. If this improves generation "
+        "speed, the CPU is oversaturated: set the parameter to the physical cores. Wombats "
+        "dig burrows."
+    )
+    question = words("What should you do if generation is slow because the CPU is oversaturated?")
+    count = lambda s: len(s.split())  # noqa: E731
+    quote = excerpt(text, question, 20, count, relevant_only=True, keep_best=True)
+    assert quote.startswith("llama accepts a `-t N` parameter.") and "physical cores." in quote
+    assert "Wombats" not in quote
+    # without keep_best the budget holds: no chain fits whole, so no refer-back alone either
+    tight = excerpt(text, question, 20, count, relevant_only=True)
+    assert "this number" not in tight and "this parameter" not in tight
 
 
 # -- a quoted fact in its paragraph ---------------------------------------------------------------

@@ -125,32 +125,38 @@ def excerpt(
     count: TokenCounter,
     *,
     relevant_only: bool = False,
+    keep_best: bool = False,
 ) -> str:
     """The sentences of `text` most about `query_words` (not counting stop words) that fit in
     `budget`, in text order; with `relevant_only`, only sentences that share a word with them
-    ('' when none does). A sentence that refers back ("… so it uses this flag") brings the one
-    before it next: "this flag" is named there."""
+    ('' when none does). A sentence that refers back ("… so it uses this flag") comes with the
+    one before it, and that one with its own antecedent while it refers back too: a sentence
+    is kept with its chain or not at all ("It's extremely important that this parameter is
+    not too large." without "llama accepts a `-t N` parameter." names no parameter). With
+    `keep_best` (a quote), the best sentence's chain is kept whole even past `budget`: the
+    budget bounds what is added to it."""
     sentences = [s for s in _SENTENCE_RE.split(text.strip()) if s]
     stems = {stem_prefix(w) for w in query_words if w not in QUERY_STOP_WORDS}
 
     def score(s: str) -> int:
         return sum(1 for w in words(s) if any(w.startswith(x) for x in stems))
 
+    def chain(i: int) -> list[int]:
+        out = [i]
+        while out[-1] > 0 and REFERS_BACK_RE.search(sentences[out[-1]]):
+            out.append(out[-1] - 1)
+        return out
+
     ranked = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
     if relevant_only:
         ranked = [i for i in ranked if score(sentences[i]) > 0]
-    order: list[int] = []
-    for i in ranked:
-        order.append(i)
-        if i > 0 and REFERS_BACK_RE.search(sentences[i]):
-            order.append(i - 1)
-    order = list(dict.fromkeys(order))
     kept: list[int] = []
     used = 0
-    for i in order:
-        cost = count(sentences[i]) + 1
-        if used + cost <= budget:
-            kept.append(i)
+    for i in ranked:
+        new = [j for j in chain(i) if j not in kept]
+        cost = sum(count(sentences[j]) + 1 for j in new)
+        if new and (used + cost <= budget or (keep_best and not kept)):
+            kept += new
             used += cost
     if not kept:
         return ""

@@ -76,7 +76,7 @@ def quote_text(unit: Shown, question: str, count: TokenCounter) -> str:
         return text
     asked = words(question)
     return (
-        excerpt(text, asked, QUOTE_TOKENS, count, relevant_only=True)
+        excerpt(text, asked, QUOTE_TOKENS, count, relevant_only=True, keep_best=True)
         or excerpt(text, [], QUOTE_TOKENS, count)
         or text
     )
@@ -195,7 +195,7 @@ def _page_of(link: str) -> str:
 
 
 KEY_TERM_WEIGHT = 2.0  # a number, name or code token of the question held: worth two rare words
-PARAGRAPH_WEIGHT = 0.95  # a fact says the same in fewer words: it wins a tie
+PARAGRAPH_WEIGHT = 0.95  # a fact says the same in fewer words: it wins a tie with its paragraph
 PASSAGE_BONUS = 3.0  # a unit of a passage already quoted (see `select`)
 LIST_BONUS = 2.0  # a lead-in naming what a "which X" question asks for: "The required keys are:"
 LIST_NOUN_AT = 3  # … among its last words
@@ -267,7 +267,10 @@ def select(
     the most of the question not yet answered — its words weighted by how rare they are among
     the shown units, and its key terms (numbers, names, code) — in what would be quoted of it
     (`quote_text`, given `count`: a paragraph's sentences about the question); of units that
-    add as much, the one the model chose (`ids`), then the one search ranked higher. A
+    add as much, the one about more of the question (what it adds or repeats: "compared with
+    tier 1?" after a quote on tier 2 takes tier 1's guarantee, not any fact naming tier 1; a
+    fact before a paragraph that says as much), then the one the model chose (`ids`), then the
+    one search ranked higher. A
     further unit must add `MIN_NEW_WORDS` of the question's words or one of its key terms
     (one word in the passage of a quote already taken: its page, or the source paragraph a
     quoted fact was copied from), and a unit of that passage weighs `PASSAGE_BONUS` more: the
@@ -284,7 +287,7 @@ def select(
     QA set (20 answerable questions, the model's picks simulated as [1, 2, 3]): 1, 2 and 3
     answered 8, 8 and 10 for the wiki; plain retrieval, with the same rule, kept 11. Its picks
     weighed 1.5× until the fourteen-document corpus showed them outranking the answer
-    ("The main goal of this project is …" lost to the first fact shown): they break ties."""
+    ("The main goal of this project is …" lost to the first fact shown): they break the ties left."""
     units = [u for u in packed.shown if u.id and u.evidence.link]
     asked = _words(question)
     terms = key_terms(question)
@@ -335,25 +338,32 @@ def select(
         for w in found:
             df[w] = df.get(w, 0) + 1
     idf = {w: math.log(1 + len(units) / n) for w, n in df.items()}
+
+    def weigh(u: Shown, found: set[str], held_terms: set[str]) -> float:
+        said_words = sum(idf[w] * (1 if w in said[u.id] else LABEL_WEIGHT) for w in found)
+        return said_words + KEY_TERM_WEIGHT * len(held_terms)
+
     picked = set(ids)
     quotes: list[Shown] = []
     covered: set[str] = set()
     held: set[str] = set()
     while len(quotes) < MAX_QUOTES:
-        best: tuple[tuple[float, bool, float], Shown] | None = None
+        best: tuple[tuple[float, float, bool, float], Shown] | None = None
         for u in units:
             new_words, new_terms = words_of[u.id] - covered, terms_of[u.id] - held
             near = any(_same_passage(q, u) for q in quotes)
             enough = MIN_NEW_WORDS - near
             if u in quotes or (quotes and len(new_words) < enough and not new_terms):
                 continue
-            gain = sum(idf[w] * (1 if w in said[u.id] else LABEL_WEIGHT) for w in new_words)
-            gain += KEY_TERM_WEIGHT * len(new_terms)
-            gain *= 1 if u.evidence.kind == "fact" else PARAGRAPH_WEIGHT
+            gain = weigh(u, new_words, new_terms)
             gain *= PASSAGE_BONUS if near else 1
             gain *= LIST_BONUS if u.id in lists else 1
-            # a tie goes to the unit the model chose, then to the one search ranked higher
-            rank = (gain, u.id in picked, u.evidence.score)
+            # a tie goes to the unit about more of the question (a fact before a paragraph
+            # that says as much), then to the one the model chose, then to the one search
+            # ranked higher
+            kind = 1 if u.evidence.kind == "fact" else PARAGRAPH_WEIGHT
+            overall = kind * sum(1 if w in said[u.id] else LABEL_WEIGHT for w in words_of[u.id])
+            rank = (round(gain, 9), overall, u.id in picked, u.evidence.score)
             if gain > 0 and (best is None or rank > best[0]):
                 best = (rank, u)
         if best is None:
