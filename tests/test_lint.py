@@ -595,6 +595,43 @@ def test_twin_facts_a_command_named_after_a_concept(wiki: FixtureWiki) -> None:
     ]
 
 
+def test_twin_facts_a_file_is_not_named_after_an_option_listed_on_a_page(
+    wiki: FixtureWiki,
+) -> None:
+    """`poetry.lock` ends in "lock", and the uv page lists the option `--locked` as an alias
+    (one name key): an option names no concept a command could be named after. A model
+    compile of the overlapping set had lint ask to merge `poetry.lock` and `Pipfile.lock`
+    into the uv page."""
+    uv = topic_page(
+        "concept", "uv", [fact_line("uv locks and syncs.", "kv-cache", 1, "f-u1")], [],
+        ["kv-cache"], extra_props={"aliases": ["--locked"]},
+    )  # fmt: skip
+    wiki.commit(
+        {
+            "wiki/concepts/uv.md": uv,
+            "wiki/concepts/poetry-lock.md": _twin("poetry.lock", ["It pins versions."]),
+        }
+    )
+    assert _twin_hints(wiki) == []
+
+
+@pytest.mark.parametrize(("a", "b"), [("rqlite", "SQLite"), ("HTTP_PROXY", "HTTPS_PROXY")])
+def test_two_names_one_letter_apart_are_no_duplicate_titles(
+    wiki: FixtureWiki, a: str, b: str
+) -> None:
+    """One edit apart, yet two names: a different first letter (`rqlite`/`SQLite`, two
+    products; a misspelling keeps the first letter) or two identifiers. Both came from one
+    ingest of real documents, and lint asked to merge them."""
+    wiki.commit(
+        {
+            f"wiki/concepts/{a.lower()}.md": _twin(a, [f"{a} is a database tool."]),
+            f"wiki/concepts/{b.lower()}.md": _twin(b, [f"{b} is another one."]),
+        }
+    )
+    found = wiki.lint(rules=("duplicate-title", "duplicate-from-one-ingest")).findings
+    assert [f.message for f in found] == []
+
+
 def test_every_structural_rule_has_a_test() -> None:
     tested = (
         Path(__file__).read_text()

@@ -212,3 +212,7 @@ def test_names() -> None:
     keys = ["transformer", "transformers", "transfomer", "llama-2", "llama-3", "nr3431", "nr4331"]
     pairs = near_duplicate_pairs([name_key(k) for k in keys])
     assert pairs == {(name_key("transfomer"), name_key("transformer"))}
+    # a first letter replaced or added is another name; two first letters swapped, a typo
+    pairs = near_duplicate_pairs([name_key(k) for k in ["rqlite", "SQLite", "psqlite"]])
+    assert pairs == set()
+    assert near_duplicate_pairs(["qrlite", "rqlite"]) == {("qrlite", "rqlite")}

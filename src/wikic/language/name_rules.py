@@ -9,7 +9,7 @@ import re
 
 from wikic.language.commands import is_code_like
 from wikic.vault.name_keys import JOINING_WORDS, acronym, initials
-from wikic.vault.names import name_key, numbers_differ
+from wikic.vault.names import first_letter_apart, name_key, numbers_differ
 
 _WORDS_RE = re.compile(r"\w+")
 _COMPONENTS_RE = re.compile(r"[.\s/:]+|::")
@@ -34,10 +34,12 @@ def _letter_like(a: str, b: str) -> bool:
 def distinct_names(a: str, b: str) -> bool:
     """Whether two different names are two things however alike they read: different numbers
     (`tier 1`/`tier 2`, `v1`/`v2`, `GPT-3`/`GPT-4`), one letter-like word apart (`AWQ`/`DWQ`,
-    `GPTQ`/`AWQ`, `class A`/`class B`), or two identifiers (`HTTP_PROXY`/`HTTPS_PROXY`)."""
-    if name_key(a) == name_key(b):
+    `GPTQ`/`AWQ`, `class A`/`class B`), one edit apart at the first letter (`rqlite`/`SQLite`:
+    `vault.names.first_letter_apart`), or two identifiers (`HTTP_PROXY`/`HTTPS_PROXY`)."""
+    key_a, key_b = name_key(a), name_key(b)
+    if key_a == key_b:
         return False
-    if numbers_differ(a, b):
+    if numbers_differ(a, b) or first_letter_apart(key_a, key_b):
         return True
     ta, tb = _tokens(a), _tokens(b)
     if ta and len(ta) == len(tb):

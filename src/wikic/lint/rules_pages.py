@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from wikic.language.name_rules import kept_apart
 from wikic.lint.findings import Finding
 from wikic.lint.rules_links import snippet
 from wikic.lint.scan import WikiScan
@@ -131,6 +132,8 @@ def check_duplicates(scan: WikiScan) -> Iterator[Finding]:
                     if pa == pb or pair in reported:
                         continue
                     reported.add(pair)
+                    if kept_apart(names[a][pa], names[b][pb]):
+                        continue  # `HTTP_PROXY` / `HTTPS_PROXY`: two names, one letter apart
                     shown = {pa: names[a][pa], pb: names[b][pb]}
                     yield _duplicate(scan, shown, pair[0], [pair[1]], "nearly the same name")
 

@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 
+from wikic.language.name_rules import kept_apart
 from wikic.language.prose_checks import cut_reason, fragment_reason, instruction_echo
 from wikic.lint.findings import Finding
 from wikic.lint.page_scan import PageScan
@@ -205,7 +206,7 @@ def check_ingest_duplicates(scan: WikiScan) -> Iterator[Finding]:
     for ka, kb in near_duplicate_pairs(names):
         for pa in names[ka]:
             for pb in names[kb]:
-                if pa != pb:
+                if pa != pb and not kept_apart(names[ka][pa], names[kb][pb]):
                     pairs.add((min(pa, pb), max(pa, pb)))
     for a, b in sorted(pairs):
         first, second = scan.pages[a], scan.pages[b]

@@ -8,8 +8,9 @@ or concept pages is reported when
 - `SHARED_FACTS`: `TWIN_SHARE` or more of one page's facts (their text, citations left out,
   links flattened) are facts of the other;
 - `COMMAND_OF`: a command or API page is named after a concept page: its name is one code word
-  (`resolve.code_name`) whose last part is the concept's title or alias (`mlx_lm.awq` next to
-  `AWQ`; not "Understanding the WAL" next to `WAL`).
+  (`resolve.code_name`) whose last part is the concept's title, or an alias of it that is no
+  code word (`mlx_lm.awq` next to `AWQ`; not "Understanding the WAL" next to `WAL`, nor
+  `poetry.lock` next to the uv page, whose alias `--locked` names an option listed there).
 
 Distinct names are never reported, however alike the pages read (`ingest.resolve.kept_apart`:
 `AWQ`/`DWQ`, `tier 1`/`tier 2`, `HTTP_PROXY`/`HTTPS_PROXY`, two code names), nor two pages of one
@@ -63,14 +64,15 @@ def twin_pairs(scan: WikiScan) -> dict[tuple[str, str], tuple[str, str]]:
     facts = {ps.path: {_flat(f.text) for f in ps.facts} - {""} for ps in pages}
     by_fact: dict[str, set[str]] = {}
     by_opening: dict[str, list[PageScan]] = {}
-    by_key: dict[str, PageScan] = {}
+    by_key: dict[str, PageScan] = {}  # a concept by its title and its aliases that are no code
     for ps in pages:
         for fact in facts[ps.path]:
             by_fact.setdefault(fact, set()).add(ps.path)
         if lead := opening(ps.page.summary):
             by_opening.setdefault(lead, []).append(ps)
         for name in _names(ps):
-            by_key.setdefault(name_key(name), ps)
+            if name == ps.page.title or not code_name(name):  # an option listed on it is none
+                by_key.setdefault(name_key(name), ps)
     found: dict[tuple[str, str], tuple[str, str]] = {}
 
     def add(drop: PageScan, keep: PageScan, kind: str, detail: str) -> None:

@@ -26,7 +26,7 @@ from wikic.lint.findings import Finding
 from wikic.lint.rules_twins import twin_pairs
 from wikic.lint.scan import WikiScan
 from wikic.store.db import Store
-from wikic.vault.names import name_key, numbers_differ, within_one_edit
+from wikic.vault.names import name_key, near_duplicate, numbers_differ
 
 TOPIC_TYPES = ("entity", "concept")
 TWIN_CONTENT = 0.88  # corpus wiki: true twins 0.94-0.95, 99th percentile of all pairs 0.80
@@ -90,7 +90,7 @@ def check_twin_pages(scan: WikiScan, vectors: TopicVectors) -> Iterator[Finding]
             key_a, key_b = name_key(a.title), name_key(b.title)
             if (
                 key_a == key_b
-                or within_one_edit(key_a, key_b)  # duplicate-title reports those
+                or near_duplicate(key_a, key_b)  # duplicate-title reports those
                 or numbers_differ(a.title, b.title)
                 or (_is_identifier(a.title) and _is_identifier(b.title))
                 or kept_apart(a.title, b.title)

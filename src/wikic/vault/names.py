@@ -67,14 +67,42 @@ def _changes_digit(a: str, b: str) -> bool:
     return any(c.isdigit() for c in a[i : len(a) - j] + b[i : len(b) - j])
 
 
+def _changes_first_letter(a: str, b: str) -> bool:
+    """Whether the edit between `a` and `b` replaces, adds or drops the first letter (`rqlite`
+    vs `sqlite`: it does; `qrlite` vs `rqlite` swaps two letters: a misspelling)."""
+    if not a or not b or a[0] == b[0]:
+        return False
+    return not (len(a) == len(b) and a[:2] == b[:2][::-1])
+
+
 def numbers_differ(a: str, b: str) -> bool:
     """Whether two names (or keys) carry different numbers: "Tier 2 target" and "Tier 3 target",
     "GPT-3" and "GPT-4" are two things however alike they read."""
     return re.findall(r"\d+", a) != re.findall(r"\d+", b)
 
 
+def near_duplicate(a: str, b: str) -> bool:
+    """Whether two different keys are one name misspelt: within one edit of each other, the
+    edit touching neither a digit nor the first letter (`near_duplicate_pairs`)."""
+    return (
+        a != b
+        and within_one_edit(a, b)
+        and not _changes_digit(a, b)
+        and not _changes_first_letter(a, b)
+    )
+
+
+def first_letter_apart(a: str, b: str) -> bool:
+    """Whether two keys are one edit apart at their first letter (`rqlite`/`sqlite`): two
+    names, not a misspelling (`near_duplicate`)."""
+    return a != b and within_one_edit(a, b) and _changes_first_letter(a, b)
+
+
 def near_duplicate_pairs(keys: Iterable[str]) -> set[tuple[str, str]]:
-    """Pairs of distinct keys (sorted) within one edit of each other, digits excepted."""
+    """Pairs of distinct keys (sorted) within one edit of each other, but an edit of a digit
+    (`llama2`/`llama3`) or of the first letter (`rqlite`/`sqlite`, two products): a
+    misspelling keeps a word's first letter far more often than not, two names of one family
+    often differ there."""
     first: dict[str, str] = {}  # variant → the first key that has it
     more: dict[str, list[str]] = {}  # variant → every key that has it, once it has several
     for key in keys:
@@ -88,7 +116,7 @@ def near_duplicate_pairs(keys: Iterable[str]) -> set[tuple[str, str]]:
     for group in more.values():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                if a != b and within_one_edit(a, b) and not _changes_digit(a, b):
+                if near_duplicate(a, b):
                     pairs.add((min(a, b), max(a, b)))
     return pairs
 
