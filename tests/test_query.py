@@ -632,56 +632,32 @@ def test_of_quotes_that_add_as_much_the_one_about_more_of_the_question_wins() ->
     from wikic.query.quote import select
 
     question = "What does the Rust project guarantee for a tier 2 target, compared with tier 1?"
-    tier2 = Fact(
-        page="concepts/tier-2.md",
-        heading="Tier 2 target (concept)",
-        text="At this tier, the Rust project guarantees that a target builds.",
-        link="concepts/tier-2#^f-1",
-        score=1.0,
-        section="Tier 2 target policy",
-    )
-    plan = Fact(
-        page="concepts/tier-1.md",
-        heading="Tier 1 target (concept)",
-        text="We want a policy for raising targets to tier 2 or even tier 1.",
-        link="concepts/tier-1#^f-2",
-        score=0.9,
-        section="Summary",
-    )
-    tier1 = Block(
-        page="sources/policy.md",
-        heading="Target Tier Policy (source)",
-        kind="para",
-        text="At this tier, the Rust project guarantees that a target builds and "
-        "passes all tests. We hold tier 1 targets to our highest standard.",
-        link="sources/policy#^p37",
-        score=0.5,
-        section="Tier 1 target policy",
-    )
+
+    def fact(n: int, page: str, text: str, score: float, section: str) -> Fact:
+        return Fact(page=f"concepts/{page}.md", heading=f"{page} (concept)", text=text,
+                    link=f"concepts/{page}#^f-{n}", score=score, section=section)  # fmt: skip
+
+    def para(page: str, text: str, score: float) -> Block:
+        return Block(page=f"sources/{page}.md", heading=f"{page} (source)", kind="para",
+                     text=text, link=f"sources/{page}#^p1", score=score,
+                     section="Tier 1 target policy")  # fmt: skip
+
+    tier2 = fact(1, "tier-2", "At this tier, the Rust project guarantees that a target builds.",
+                 1.0, "Tier 2 target policy")  # fmt: skip
+    plan = fact(2, "tier-1", "We want a policy for raising targets to tier 2 or even tier 1.",
+                0.9, "Summary")  # fmt: skip
+    tier1 = para("policy", "At this tier, the Rust project guarantees that a target builds and "
+                 "passes all tests. We hold tier 1 targets to our highest standard.", 0.5)  # fmt: skip
     packed = pack([tier2, plan, tier1], words(question), 400, words)
     assert [u.evidence.link for u in select(packed, question)] == [
         "concepts/tier-2#^f-1",
-        "sources/policy#^p37",
+        "sources/policy#^p1",
     ]
     # a fact and a paragraph that say the same: the fact, fewer words, wins
-    copied = Fact(
-        page="concepts/tier-1.md",
-        heading="Tier 1 target (concept)",
-        text="Tier 1 targets meet our highest standard.",
-        link="concepts/tier-1#^f-3",
-        score=0.4,
-        section="Tier 1 target policy",
-    )
-    para = Block(
-        page="sources/p.md",
-        heading="P (source)",
-        kind="para",
-        text="We hold tier 1 targets to our highest standard.",
-        link="sources/p#^p1",
-        score=0.6,
-        section="Tier 1 target policy",
-    )
-    packed = pack([tier2, para, copied], words(question), 400, words)
+    copied = fact(3, "tier-1", "Tier 1 targets meet our highest standard.", 0.4,
+                  "Tier 1 target policy")  # fmt: skip
+    same = para("p", "We hold tier 1 targets to our highest standard.", 0.6)
+    packed = pack([tier2, same, copied], words(question), 400, words)
     assert [u.evidence.link for u in select(packed, question)][1:] == ["concepts/tier-1#^f-3"]
 
 
