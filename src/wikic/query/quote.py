@@ -338,11 +338,6 @@ def select(
         for w in found:
             df[w] = df.get(w, 0) + 1
     idf = {w: math.log(1 + len(units) / n) for w, n in df.items()}
-
-    def weigh(u: Shown, found: set[str], held_terms: set[str]) -> float:
-        said_words = sum(idf[w] * (1 if w in said[u.id] else LABEL_WEIGHT) for w in found)
-        return said_words + KEY_TERM_WEIGHT * len(held_terms)
-
     picked = set(ids)
     quotes: list[Shown] = []
     covered: set[str] = set()
@@ -355,7 +350,8 @@ def select(
             enough = MIN_NEW_WORDS - near
             if u in quotes or (quotes and len(new_words) < enough and not new_terms):
                 continue
-            gain = weigh(u, new_words, new_terms)
+            gain = sum(idf[w] * (1 if w in said[u.id] else LABEL_WEIGHT) for w in new_words)
+            gain += KEY_TERM_WEIGHT * len(new_terms)
             gain *= PASSAGE_BONUS if near else 1
             gain *= LIST_BONUS if u.id in lists else 1
             # a tie goes to the unit about more of the question (a fact before a paragraph
