@@ -12,6 +12,10 @@ import re
 from wikic.language.stopwords import NEGATIONS, STOP_WORDS
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
+# content words two facts must share to state one thing: "Added in 2.13.0." and "Added in
+# 2.26.9." share one, and each is about its own section's feature (a lint of a compiled PDM
+# page called them a contradiction)
+MIN_SHARED_WORDS = 2
 _WORD_RE = re.compile(r"[a-zA-Z\u00C0-\u024F]{3,}")
 
 
@@ -36,8 +40,8 @@ def may_conflict(a: str, b: str, subject: str, *, shared: int = 2) -> bool:
 def conflict_reason(a: str, b: str, *, overlap: float = 0.6) -> str | None:
     """Why facts `a` and `b` look contradictory, or None."""
     wa, wb = _content_words(a) - NEGATIONS, _content_words(b) - NEGATIONS
-    if not wa or not wb:
-        return None
+    if len(wa & wb) < MIN_SHARED_WORDS:
+        return None  # a statement that names nothing it is about (`MIN_SHARED_WORDS`)
     jaccard = len(wa & wb) / len(wa | wb)
     if jaccard < overlap:
         return None
