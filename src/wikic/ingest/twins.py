@@ -27,9 +27,8 @@ gives way, by one of three named rules:
   yields (`YIELD`) the shared facts that name the lesser page and none of its own names (a
   term's definition in the other's paragraph), while it keeps `RICH` facts and its opening.
   A fact may be cited on two pages, but a page that is mostly another page's facts should
-  not exist. The other page is
-  never trimmed: taking shared facts off the larger page wore a document's main concept away
-  (one small page after another took its sentences).
+  not exist. The other page is never trimmed: taking shared facts off the larger page wore a
+  document's main concept away (one small page after another took its sentences).
 
 A trim never takes a source off a page several sources of the batch make: the facts of a
 second source are what compounding is for (its contradictions too). Nor does it remove the
