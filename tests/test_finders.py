@@ -123,6 +123,7 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
 BATCH_EFFECTS = {
     "shared-concepts": "tests/test_shared_concepts.py::test_switching_shared_concepts_off",
     "shared-sections": "tests/test_shared_sections.py::test_switching_shared_sections_off",
+    "field-terms": "tests/test_shared_concepts.py::test_switching_field_terms_off",
 }
 
 

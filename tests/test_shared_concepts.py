@@ -16,9 +16,11 @@ from wikic.language.discussed import (
     about,
     can_name_concept,
     discussed_names,
+    discussed_nouns,
     discussed_words,
     heading_terms,
 )
+from wikic.language.finders import Reading, field_terms
 from wikic.language.sentences import fact_sentences
 from wikic.paths import WikiPaths
 from wikic.vault.document import parse_document
@@ -142,3 +144,34 @@ def test_three_authors_on_lock_files_make_one_golden_page(tmp_path: Path) -> Non
     (kept / "concepts").mkdir(parents=True)
     shutil.copy(paths.wiki / "concepts/lock-file.md", kept / "concepts/lock-file.md")
     assert_matches_golden(kept, GOLDEN)
+
+
+COMPACTION = {
+    "a.md": "# Storage engine\n\nThe engine writes sorted files to disk.\n\nCompaction merges "
+    "small files into larger ones. The compaction runs in the background. A compaction never "
+    "blocks writers. Each file is read once per compaction.\n",
+    "b.md": "# Tuning the server\n\nThe server keeps recent writes in memory.\n\nCompaction "
+    "reclaims the space of deleted rows. Set the interval of the compaction in the "
+    "configuration file. A long compaction slows reads. Every file is checked after a "
+    "compaction.\n",
+}
+
+
+def test_switching_field_terms_off(tmp_path: Path) -> None:
+    """Two documents discuss compaction in prose alone, no heading naming it: a word general
+    English rarely writes is a term of the field, one page citing both. "file", which both
+    name as often, is too common a word to be a page; without the finder, compaction is none."""
+    on = Vault.load(_compile(tmp_path / "on", COMPACTION).wiki)
+    page = on.pages["concepts/compaction.md"]
+    assert page.props["sources"] == ["[[sources/a]]", "[[sources/b]]"]
+    assert not any(p.props.get("title", "").casefold() == "file" for p in on.pages.values())
+    off = Vault.load(_compile(tmp_path / "off", COMPACTION, disable="field-terms").wiki)
+    assert "concepts/compaction.md" not in off.pages
+
+
+def test_a_field_term_is_a_noun_a_document_discusses_not_a_verb_or_common_word() -> None:
+    doc = parse_document(COMPACTION["a.md"], filename="a.md")
+    sentences = fact_sentences(doc)
+    assert "compaction" in discussed_nouns(sentences)
+    assert "files" in discussed_words(sentences)  # discussed, but every text writes it
+    assert field_terms(Reading(doc, sentences, sentences)).discussed == ("compaction",)

@@ -33,6 +33,7 @@ from typing import Generic, TypeVar
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import is_subject
+from wikic.language.frequency import capital_only
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.name_rules import (
@@ -167,7 +168,10 @@ def shared_mentions(
 def _written_as(name: str, written: str) -> bool:
     """Whether the run `written` names the page `name`: a code-like name or one with capitals
     inside verbatim (`pdm.lock`, `SQLite`, not "sqlite" in a sentence about files); any other
-    as the same words, not two words of one stem ("specific" is not "specification")."""
+    as the same words, not two words of one stem ("specific" is not "specification"); a
+    capitalised common word with its capital ("Go", not "go": `frequency.capital_only`)."""
+    if capital_only(name):
+        return written == name
     if " " in name.strip() or plain_word(name):
         # "the lockfile" for "lock file": a compound joined or split, compared by key alone
         words = [w for w in _WORDS_RE.findall(written) if w.casefold() not in ARTICLES]

@@ -188,3 +188,16 @@ def discussed_words(sentences: Sequence[Sentence]) -> list[str]:
         if len(named) >= SEVERAL or any(about(f, t) for f in forms[key] for t in named):
             found.append(word)
     return found
+
+
+def discussed_nouns(sentences: Sequence[Sentence]) -> list[str]:
+    """The `discussed_words` the sentences write as nouns, after a determiner ("the
+    snapshot", "a checkpoint"), and not as a participle or adverb ("journaled",
+    "periodically"): the plain words that may name a thing."""
+    texts = [s.text for s in sentences]
+    nouns = _determined_keys(texts)
+    return [
+        w
+        for w in discussed_words(sentences)
+        if name_key(w) in nouns and not w.endswith(("ed", "ly"))
+    ]

@@ -8,6 +8,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from wikic.language.commands import is_code_like, is_precise
+from wikic.language.frequency import capital_only
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.phrases import VERB_S_RE, follows_determiner
@@ -217,6 +218,6 @@ def names_sentence(name: str, text: str, *, verbatim: bool = False) -> bool:
     """Code-like names (and any name when `verbatim`: a word the document writes as code, whose
     capitalised namesake in prose is another thing: `rust` the repository, Rust the language)
     must appear verbatim; other names as a run of words (`uv pip compile`, "pip-compile")."""
-    if verbatim or is_code_like(name):
+    if verbatim or is_code_like(name) or capital_only(name):
         return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
     return names_in([name], text)

@@ -22,6 +22,7 @@ from wikic.language import actions as _actions
 from wikic.language import commands as _commands
 from wikic.language import definitions as _definitions
 from wikic.language import discussed as _discussed
+from wikic.language import frequency as _frequency
 from wikic.language import headings as _headings
 from wikic.language import phrases as _phrases
 from wikic.language import section_topics as _section_topics
@@ -198,6 +199,18 @@ def shared_concepts(r: Reading) -> Found:
     )
 
 
+def field_terms(r: Reading) -> Found:
+    """Plain words the document discusses (`discussed_words`: several sentences name them, one
+    is about them) that general English rarely writes (`frequency.is_field_term`: "snapshot",
+    "checksum", "compaction"; not "file" or "version") and that it writes as a noun, after a
+    determiner ("the snapshot"; not "differs", "periodically"): terms of the field, which count as
+    names it discusses, so two sources that each discuss one in prose make it one page citing
+    both (`ingest.shared`), where before a plain word counted only towards a name or heading
+    of another source."""
+    words = _discussed.discussed_nouns(r.prose)
+    return Found(discussed=tuple(w for w in words if _frequency.is_field_term(w)))
+
+
 def shared_sections(r: Reading) -> Found:
     """Headings that may name a task ("Installing from Lock Files", "Export locked packages
     to alternative formats"): alone a section, but when another source of the batch gives
@@ -221,6 +234,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("defined-terms", defined_terms),
     Finder("recurring-names", recurring_names),
     Finder("shared-concepts", shared_concepts),
+    Finder("field-terms", field_terms),
     Finder("shared-sections", shared_sections),
 )
 FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
