@@ -9,6 +9,7 @@ with its one name rule (vault/names.name_key). Measured, per document and in tot
 - topic recall: the share of a document's expected topics (expected.yaml; any alias, equal by
   `name_key` or case-insensitively) that have an entity/concept page citing its source page;
 - fragment share: fact bullets that are not whole statements (language/prose_checks when present);
+- split topics: expected topics two or more pages name (one concept under two titles);
 - facts per topic page (mean, median), pages with >= 3 facts, topic pages per source and per
   1,000 words; invented source titles (not front matter title, first H1, first heading or file
   name); summaries that do not end in a whole sentence;
@@ -666,6 +667,22 @@ def split_reason(
     return {"topic": names[0], "reason": reason, "documents_naming": named, "pages": len(pages)}
 
 
+def split_topics(expected: Sequence[tuple[str, ...]], vault: Vault) -> dict[str, Any]:
+    """Expected topics that two or more topic pages name (title or alias, as `topic_matches`
+    counts them): one concept a reader finds under two titles ("Read Committed" and "Read
+    Committed isolation level"), which neither recall nor the twin check (same opening or
+    most facts) sees. Each topic once, by its first name."""
+    seen: dict[str, tuple[str, ...]] = {}
+    for names in expected:
+        seen.setdefault(names[0].casefold(), names)
+    split = []
+    for names in seen.values():
+        pages = sorted(p.path for p in vault.topics if topic_matches(names, p))
+        if len(pages) > 1:
+            split.append({"topic": names[0], "pages": pages})
+    return {"split_topics": len(split), "split_topic_list": split}
+
+
 def compounding(
     vault: Vault,
     files: Sequence[str],
@@ -1069,6 +1086,7 @@ def render_markdown(result: dict[str, Any]) -> str:
             _pct(t.get("topic_recall_with_listed")),
         ),
         ("related lists distinct from a sibling's", _pct(t.get("related_distinct_share"))),
+        ("expected topics two or more pages name", _num(t.get("split_topics"), "{:,.0f}")),
         ("topic pages per source", _num(t["topic_pages_per_source"])),
         ("topic pages per 1,000 words", _num(t["topic_pages_per_1k_words"])),
         ("ingest wall s (process, model load included)", _num(ingest.get("wall_s"))),
@@ -1468,6 +1486,7 @@ def run(args: argparse.Namespace, command_line: Sequence[str]) -> dict[str, Any]
             for f in files
         ]
         total = totals(docs, restrict(vault, files), cut)
+        total.update(split_topics([t for f in files for t in expected[f]], restrict(vault, files)))
         targets = check_targets(total)
         if (corpus / "shared.yaml").exists() and (corpus / "themes.yaml").exists():
             shared, themes = (

@@ -541,6 +541,32 @@ def test_compounding_measures() -> None:
     assert got["updates_by_source"] == {"b.md": 1} and got["updates_per_later_source"] == 1
 
 
+def test_an_expected_topic_two_pages_name_is_split() -> None:
+    pages = (
+        _topic_page("concepts/rc.md", ("Read Committed",), {"sources/a"}, ["F1."], "rc."),
+        _topic_page(
+            "concepts/rc-level.md",
+            ("Read Committed isolation level",),
+            {"sources/b"},
+            ["F2."],
+            "rcl.",
+        ),
+        _topic_page("concepts/wal.md", ("WAL",), {"sources/a"}, ["F3."], "wal."),
+    )
+    vault = bc.Vault((), pages, ())
+    topics = [
+        ("Read Committed", "read committed isolation level"),
+        ("read committed",),  # the same topic under another document: counted once
+        ("WAL", "write-ahead log"),
+    ]
+    assert bc.split_topics(topics, vault) == {
+        "split_topics": 1,
+        "split_topic_list": [
+            {"topic": "Read Committed", "pages": ["concepts/rc-level.md", "concepts/rc.md"]}
+        ],
+    }
+
+
 def test_openings_that_lean_on_their_document_and_related_lists_that_repeat() -> None:
     def page(path: str, summary: str, related: set[str], source: str = "sources/a") -> Any:
         title = path.rsplit("/", 1)[-1]

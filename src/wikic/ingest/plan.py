@@ -32,6 +32,7 @@ from wikic.language.commands import is_code_like
 from wikic.language.discussed import about
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type
+from wikic.language.kinds import KindEvidence
 from wikic.language.sentences import Sentence, refers_back
 from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
@@ -112,11 +113,22 @@ class Resolver:
     `store.concepts`, or one built in memory from `vault`), new ones made in this batch, through
     one `ConceptIndex` (`ingest.resolve`) that looks the stored names up as it needs them."""
 
-    def __init__(self, vault: Vault, concepts: StoredConcepts | None = None) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        concepts: StoredConcepts | None = None,
+        kinds: KindEvidence | None = None,
+    ) -> None:
         self._wiki_dir = vault.wiki_dir
         self.stored = concepts if concepts is not None else StoredConcepts.from_pages(vault)
         self.index: ConceptIndex[PageTarget] = stored_index(self.stored)
         self._taken: dict[str, set[str]] = {}  # folder → the slugs this batch took, case-folded
+        self._kinds = kinds
+        # the key of a name's first words → (key of the whole name, the words after them), for
+        # the names of the batch's new pages ("Read Committed" → "Read Committed isolation level")
+        self._prefixed: dict[str, list[tuple[str, str]]] = {}
+        # page path → the names that found it with or without their kind: its aliases
+        self.kind_names: dict[str, list[str]] = {}
 
     def find(self, names: Sequence[str], *, command: bool = False) -> PageTarget | None:
         """The page one of `names` names: by name key, then by abbreviation ↔ expansion or
@@ -127,6 +139,9 @@ class Resolver:
         for name in names:
             found = self.index.match(name, command=command)
             if found is not None:
+                return found
+        for name in (n for n in names if not is_code_like(n)):
+            if (found := self._of_kind(name)) is not None:
                 return found
         # an identifier is exact or another one: `HTTP_PROXY` is not `HTTPS_PROXY`
         for name in (n for n in names if not is_code_like(n)):
@@ -150,7 +165,37 @@ class Resolver:
         path = str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(topic.name))))
         target = PageTarget(path, topic.name, topic.type, False)
         self.index.add((topic.name, *topic.aliases), target)
+        for name in (topic.name, *topic.aliases):
+            words = name.split()
+            for i in range(1, len(words)):
+                entry = (name_key(name), " ".join(words[i:]))
+                self._prefixed.setdefault(name_key(" ".join(words[:i])), []).append(entry)
         return target
+
+    def _of_kind(self, name: str) -> PageTarget | None:
+        """The page of `name` with or without its kind, where a document of the batch says it
+        is one (`language.kinds`): "Read Committed isolation level" is "Read Committed", and
+        back; a page of the batch is found by its name's first words, an existing page by the
+        name without its last ones."""
+        if self._kinds is None:
+            return None
+        words = name.split()
+        for i in range(len(words) - 1, 0, -1):  # the longest name without its kind first
+            head, kind = " ".join(words[:i]), " ".join(words[i:])
+            page = self.index.by_key.get(name_key(head))
+            if page is not None and not is_code_like(head) and self._kinds.is_a(head, kind):
+                return self._named(name, page)
+        for key, kind in self._prefixed.get(name_key(name), ()):
+            if key in self.index.by_key and self._kinds.is_a(name, kind):
+                return self._named(name, self.index.by_key[key])
+        return None
+
+    def _named(self, name: str, page: PageTarget) -> PageTarget:
+        """`page`, found by `name`: the name joins its index, so sentences that write it name
+        the page, and its aliases (`kind_aliases`)."""
+        self.index.add([name], page)
+        self.kind_names.setdefault(page.path, []).append(name)
+        return page
 
     def reserve_source_page(self, stem: str) -> str:
         folder = TYPE_FOLDERS["source"]
@@ -210,7 +255,10 @@ def plan_batch(
     `earlier`: earlier sources read again (`ingest.revisit`); a
     plan with `revisit` set follows the batch's plans for each of them that gets a page of this
     batch."""
-    resolver = Resolver(vault, concepts)
+    kinds = KindEvidence(
+        [(ex.document, [s.text for s in ex.sentences.values()]) for ex in extractions]
+    )
+    resolver = Resolver(vault, concepts, kinds)
     documents = [ex.document for ex in extractions]  # a title's case is every document's word
     plans = []
     for ex in extractions:
@@ -279,7 +327,20 @@ def plan_batch(
     _settle(plans, refer_back)
     for plan in plans:
         _no_twin_of_existing(plan, facts_on)
+    kind_aliases(plans, resolver.kind_names)
     return plans
+
+
+def kind_aliases(plans: Sequence[SourcePlan], names: Mapping[str, Sequence[str]]) -> None:
+    """Give each page the names that found it with or without their kind ("Read Committed" of
+    "Read Committed isolation level"), on every topic of it: a reader looks the page up by
+    either."""
+    for plan in plans:
+        for i, (topic, target) in enumerate(plan.topics):
+            extra = [n for n in names.get(target.path, ()) if name_key(n) != name_key(target.title)]
+            if extra:
+                aliases = tuple(dict.fromkeys((*topic.aliases, *extra)))
+                plan.topics[i] = (replace(topic, aliases=aliases), target)
 
 
 def _settle(plans: Sequence[SourcePlan], refer_back: ReferBack) -> None:

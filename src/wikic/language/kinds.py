@@ -1,0 +1,73 @@
+"""What a document says is a kind of what: "Read Committed" is an isolation level.
+
+Documents name a thing with or without its kind: PostgreSQL's section "Read Committed Isolation
+Level" and both documents' sentences about "Read Committed" are one concept, so its pages were
+two ("Read Committed isolation level", "Read Committed"). A name that is another name followed
+by a kind ("A K") is that name when a document says A is a K:
+
+- a table whose first column is headed by the kind lists it ("Isolation Level" over rows
+  "Read uncommitted", "Read committed", …), or
+- a sentence says so: "Read Committed is the default isolation level in PostgreSQL."
+
+Without that, "A K" is another thing: a WAL file is no write-ahead log, a Python package no
+Python. English only, like the rest of ingest's reading of sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from wikic.vault.document import Document
+from wikic.vault.names import name_key
+
+MAX_BETWEEN = 3  # words between "is a/the" and the kind ("the default isolation level")
+_MARKUP_RE = re.compile(r"[*_`]+")
+
+
+def table_kinds(doc: Document) -> set[tuple[str, str]]:
+    """(instance key, kind key) of each row of each table: the first column's header is the
+    kind of the row's first cell."""
+    found: set[tuple[str, str]] = set()
+    for block in doc.blocks:
+        if block.kind != "table" or not block.header or not block.rows:
+            continue
+        kind = name_key(_MARKUP_RE.sub("", block.header[0]))
+        if not kind:
+            continue
+        for row in block.rows:
+            if row and (instance := name_key(_MARKUP_RE.sub("", row[0]))):
+                found.add((instance, kind))
+    return found
+
+
+def says_is_a(instance: str, kind: str, texts: Iterable[str]) -> bool:
+    """Whether a sentence says `instance` is a `kind` ("Read Committed is the default
+    isolation level", "*Read Committed* is an isolation level")."""
+    pattern = re.compile(
+        rf"(?<![\w-]){_words(instance)}\W{{0,2}}\s+(?:is|was)\s+(?:a|an|the)\b"
+        rf"(?:\s+[\w-]+){{0,{MAX_BETWEEN}}}?\s+{_words(kind)}(?![\w-])",
+        re.IGNORECASE,
+    )
+    return any(pattern.search(_MARKUP_RE.sub("", t)) for t in texts)
+
+
+def _words(name: str) -> str:
+    """A name as a pattern: its words in order, any spacing or hyphen between them, a plural
+    ending allowed."""
+    words = [re.escape(w) for w in re.findall(r"[\w.]+", name)]
+    return r"[\s-]+".join(words) + "(?:e?s)?"
+
+
+class KindEvidence:
+    """Whether the documents of a batch say one name is a kind of another: their tables' rows,
+    then their sentences."""
+
+    def __init__(self, documents: Sequence[tuple[Document, Sequence[str]]]) -> None:
+        self._tables = set().union(*(table_kinds(doc) for doc, _ in documents))
+        self._texts = [t for _, texts in documents for t in texts]
+
+    def is_a(self, instance: str, kind: str) -> bool:
+        if (name_key(instance), name_key(kind)) in self._tables:
+            return True
+        return says_is_a(instance, kind, self._texts)

@@ -1,0 +1,80 @@
+"""A name with its kind is the name, where a document says it is one (`language.kinds`, used
+by `plan.Resolver`): "Read Committed isolation level" and "Read Committed" are one page when a
+table headed "Isolation Level" lists it or a sentence says it is one; "WAL files" and "WAL"
+stay two."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from tests.helpers.wikitools import compile_files
+from wikic.ingest.extract import Topic
+from wikic.ingest.plan import Resolver
+from wikic.language.kinds import KindEvidence, says_is_a, table_kinds
+from wikic.vault.document import parse_document
+from wikic.vault.names import name_key
+from wikic.vault.tree import Vault
+
+TABLE = (
+    "# Isolation\n\n| Isolation Level | Dirty Read |\n| --- | --- |\n"
+    "| Read uncommitted | Allowed |\n| **Read committed** | Not possible |\n"
+)
+
+
+def test_a_table_s_first_column_header_is_the_kind_of_its_rows() -> None:
+    pairs = table_kinds(parse_document(TABLE, filename="t.md"))
+    assert (name_key("Read Committed"), name_key("isolation levels")) in pairs
+    assert (name_key("Dirty Read"), name_key("isolation level")) not in pairs
+
+
+def test_a_sentence_says_a_name_is_a_kind() -> None:
+    said = ["*Read Committed* is the default isolation level in PostgreSQL."]
+    assert says_is_a("Read Committed", "isolation level", said)
+    assert not says_is_a("Repeatable Read", "isolation level", said)
+    assert not says_is_a("WAL", "file", ["The WAL is a log that lives in a file."])
+
+
+def _resolver(tmp_path: Path, texts: list[str]) -> Resolver:
+    (tmp_path / "wiki").mkdir(parents=True)
+    docs = [(parse_document(t, filename=f"d{i}.md"), [t]) for i, t in enumerate(texts)]
+    return Resolver(Vault.load(tmp_path / "wiki"), kinds=KindEvidence(docs))
+
+
+def test_a_name_with_its_kind_finds_the_name_and_back(tmp_path: Path) -> None:
+    said = "Read Committed is the default isolation level. Serializable is the strictest."
+    for i, (first, second) in enumerate(
+        [("Read Committed isolation level", "Read Committed"),
+         ("Read Committed", "Read Committed isolation level")]
+    ):  # fmt: skip
+        resolver = _resolver(tmp_path / str(i), [said])
+        made = resolver.resolve(Topic(first, "concept", (), ()))
+        assert resolver.find([second]) == made, (first, second)
+    # no document says Serializable is an isolation level: two names, two pages
+    resolver = _resolver(tmp_path / "s", [said])
+    resolver.resolve(Topic("Serializable", "concept", (), ()))
+    assert resolver.find(["Serializable isolation level"]) is None
+
+
+def test_without_a_document_saying_so_a_name_with_a_kind_is_another_thing(tmp_path: Path) -> None:
+    resolver = _resolver(tmp_path, ["The WAL records each change. WAL files are 16 MB."])
+    resolver.resolve(Topic("WAL", "concept", (), ()))
+    assert resolver.find(["WAL files"]) is None
+
+
+def test_two_documents_on_isolation_levels_make_one_page_of_each_level(tmp_path: Path) -> None:
+    files = {
+        "pg.md": "# Transaction isolation\n\n"
+        + TABLE.split("\n\n", 1)[1]
+        + "\n## Read Committed Isolation Level\n\n"
+        "Read Committed is the default isolation level in PostgreSQL. A query sees only data "
+        "committed before the query began. Two successive queries can see different data.\n",
+        "tidb.md": "# TiDB isolation\n\nTiDB supports two levels of isolation.\n\n"
+        "Read Committed sees the latest committed data of each statement. In Read Committed, "
+        "each statement reads a new snapshot. Read Committed is used by pessimistic "
+        "transactions only.\n",
+    }
+    paths = compile_files(tmp_path / "w", files, dt.date(2026, 11, 28))
+    titles = {p.props.get("title") for p in Vault.load(paths.wiki).pages.values()}
+    named = sorted(t for t in titles if t and "read committed" in t.casefold())
+    assert len(named) == 1, named
