@@ -11,9 +11,10 @@ from pathlib import Path
 from tests.helpers.wikitools import compile_files
 from wikic.ingest.extract import Topic
 from wikic.ingest.plan import Resolver
-from wikic.language.kinds import KindEvidence, says_is_a, table_kinds
+from wikic.language.kinds import KindEvidence, said_kinds, says_is_a, table_kinds
 from wikic.vault.document import parse_document
 from wikic.vault.names import name_key
+from wikic.vault.pages import Page, render_page
 from wikic.vault.tree import Vault
 
 TABLE = (
@@ -23,9 +24,9 @@ TABLE = (
 
 
 def test_a_table_s_first_column_header_is_the_kind_of_its_rows() -> None:
-    pairs = table_kinds(parse_document(TABLE, filename="t.md"))
-    assert (name_key("Read Committed"), name_key("isolation levels")) in pairs
-    assert (name_key("Dirty Read"), name_key("isolation level")) not in pairs
+    kinds = table_kinds(parse_document(TABLE, filename="t.md"))
+    assert kinds[name_key("Read Committed")] == ["Isolation Level"]
+    assert name_key("Dirty Read") not in kinds
 
 
 def test_a_sentence_says_a_name_is_a_kind() -> None:
@@ -54,6 +55,31 @@ def test_a_name_with_its_kind_finds_the_name_and_back(tmp_path: Path) -> None:
     resolver = _resolver(tmp_path / "s", [said])
     resolver.resolve(Topic("Serializable", "concept", (), ()))
     assert resolver.find(["Serializable isolation level"]) is None
+
+
+def test_a_later_source_finds_the_page_an_earlier_one_named_with_the_kind(
+    tmp_path: Path,
+) -> None:
+    """One ingest per document: PostgreSQL's "Read Committed Isolation Level" page exists; a
+    TiDB source whose table lists Read Committed under "Isolation Level" finds it by the short
+    name, and its sentences' kind finds it too."""
+    wiki = tmp_path / "wiki"
+    (wiki / "concepts").mkdir(parents=True)
+    page = Page(
+        "concepts/read-committed-isolation-level.md",
+        {"type": "concept", "title": "Read Committed Isolation Level", "aliases": []},
+        "# Read Committed Isolation Level\n",
+    )
+    (wiki / page.path).write_text(render_page(page), encoding="utf-8")
+    for texts in ([TABLE], ["In TiDB, Read Committed is an isolation level of pessimistic mode."]):
+        docs = [(parse_document(t, filename="tidb.md"), [t]) for t in texts]
+        resolver = Resolver(Vault.load(wiki), kinds=KindEvidence(docs))
+        found = resolver.find(["Read Committed"])
+        assert found is not None and found.path == page.path, texts
+        assert resolver.kind_names == {page.path: ["Read Committed"]}
+    assert said_kinds("Read Committed", ["Read Committed is the default level."]) == [
+        "default", "default level", "level",
+    ]  # fmt: skip
 
 
 def test_without_a_document_saying_so_a_name_with_a_kind_is_another_thing(tmp_path: Path) -> None:

@@ -124,9 +124,6 @@ class Resolver:
         self.index: ConceptIndex[PageTarget] = stored_index(self.stored)
         self._taken: dict[str, set[str]] = {}  # folder → the slugs this batch took, case-folded
         self._kinds = kinds
-        # the key of a name's first words → (key of the whole name, the words after them), for
-        # the names of the batch's new pages ("Read Committed" → "Read Committed isolation level")
-        self._prefixed: dict[str, list[tuple[str, str]]] = {}
         # page path → the names that found it with or without their kind: its aliases
         self.kind_names: dict[str, list[str]] = {}
 
@@ -165,18 +162,13 @@ class Resolver:
         path = str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(topic.name))))
         target = PageTarget(path, topic.name, topic.type, False)
         self.index.add((topic.name, *topic.aliases), target)
-        for name in (topic.name, *topic.aliases):
-            words = name.split()
-            for i in range(1, len(words)):
-                entry = (name_key(name), " ".join(words[i:]))
-                self._prefixed.setdefault(name_key(" ".join(words[:i])), []).append(entry)
         return target
 
     def _of_kind(self, name: str) -> PageTarget | None:
         """The page of `name` with or without its kind, where a document of the batch says it
         is one (`language.kinds`): "Read Committed isolation level" is "Read Committed", and
-        back; a page of the batch is found by its name's first words, an existing page by the
-        name without its last ones."""
+        back, the page existing or of the batch: the name without its last words, or the
+        name with each kind the documents say it is."""
         if self._kinds is None:
             return None
         words = name.split()
@@ -185,9 +177,10 @@ class Resolver:
             page = self.index.by_key.get(name_key(head))
             if page is not None and not is_code_like(head) and self._kinds.is_a(head, kind):
                 return self._named(name, page)
-        for key, kind in self._prefixed.get(name_key(name), ()):
-            if key in self.index.by_key and self._kinds.is_a(name, kind):
-                return self._named(name, self.index.by_key[key])
+        for kind in self._kinds.kinds_of(name):  # the name with a kind it is: stored or new
+            page = self.index.by_key.get(name_key(f"{name} {kind}"))
+            if page is not None:
+                return self._named(name, page)
         return None
 
     def _named(self, name: str, page: PageTarget) -> PageTarget:

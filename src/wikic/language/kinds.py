@@ -25,19 +25,21 @@ MAX_BETWEEN = 3  # words between "is a/the" and the kind ("the default isolation
 _MARKUP_RE = re.compile(r"[*_`]+")
 
 
-def table_kinds(doc: Document) -> set[tuple[str, str]]:
-    """(instance key, kind key) of each row of each table: the first column's header is the
-    kind of the row's first cell."""
-    found: set[tuple[str, str]] = set()
+def table_kinds(doc: Document) -> dict[str, list[str]]:
+    """Instance key → the kinds tables give it: the first column's header is the kind of each
+    row's first cell."""
+    found: dict[str, list[str]] = {}
     for block in doc.blocks:
         if block.kind != "table" or not block.header or not block.rows:
             continue
-        kind = name_key(_MARKUP_RE.sub("", block.header[0]))
-        if not kind:
+        kind = _MARKUP_RE.sub("", block.header[0]).strip()
+        if not name_key(kind):
             continue
         for row in block.rows:
             if row and (instance := name_key(_MARKUP_RE.sub("", row[0]))):
-                found.add((instance, kind))
+                kinds = found.setdefault(instance, [])
+                if kind not in kinds:
+                    kinds.append(kind)
     return found
 
 
@@ -52,6 +54,25 @@ def says_is_a(instance: str, kind: str, texts: Iterable[str]) -> bool:
     return any(pattern.search(_MARKUP_RE.sub("", t)) for t in texts)
 
 
+def said_kinds(instance: str, texts: Iterable[str]) -> list[str]:
+    """The runs of words sentences say `instance` is ("Read Committed is the default isolation
+    level in …" → "default", "default isolation", …, "isolation level", "level"): what it may
+    be a kind of, to look its name with that kind up."""
+    pattern = re.compile(
+        rf"(?<![\w-]){_words(instance)}\W{{0,2}}\s+(?:is|was)\s+(?:a|an|the)\b"
+        rf"((?:\s+[\w-]+){{1,{MAX_BETWEEN + 1}}})",
+        re.IGNORECASE,
+    )
+    found: dict[str, None] = {}
+    for text in texts:
+        for match in pattern.finditer(_MARKUP_RE.sub("", text)):
+            words = match.group(1).split()
+            for i in range(len(words)):
+                for j in range(i + 1, len(words) + 1):
+                    found[" ".join(words[i:j])] = None
+    return list(found)
+
+
 def _words(name: str) -> str:
     """A name as a pattern: its words in order, any spacing or hyphen between them, a plural
     ending allowed."""
@@ -64,10 +85,21 @@ class KindEvidence:
     then their sentences."""
 
     def __init__(self, documents: Sequence[tuple[Document, Sequence[str]]]) -> None:
-        self._tables = set().union(*(table_kinds(doc) for doc, _ in documents))
+        self._tables: dict[str, list[str]] = {}
+        for doc, _ in documents:
+            for instance, kinds in table_kinds(doc).items():
+                have = self._tables.setdefault(instance, [])
+                have += [k for k in kinds if k not in have]
         self._texts = [t for _, texts in documents for t in texts]
 
     def is_a(self, instance: str, kind: str) -> bool:
-        if (name_key(instance), name_key(kind)) in self._tables:
+        """Whether a table or a sentence of the documents says `instance` is a `kind`."""
+        if name_key(kind) in {name_key(k) for k in self._tables.get(name_key(instance), ())}:
             return True
         return says_is_a(instance, kind, self._texts)
+
+    def kinds_of(self, instance: str) -> list[str]:
+        """What the documents may say `instance` is a kind of: its tables' headers, then the
+        runs of words their sentences say it is (`said_kinds`)."""
+        tables = self._tables.get(name_key(instance), [])
+        return list(dict.fromkeys((*tables, *said_kinds(instance, self._texts))))
