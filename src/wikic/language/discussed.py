@@ -190,14 +190,11 @@ def discussed_words(sentences: Sequence[Sentence]) -> list[str]:
     return found
 
 
-def discussed_nouns(sentences: Sequence[Sentence]) -> list[str]:
+def discussed_nouns(sentences: Sequence[Sentence], words: Sequence[str] | None = None) -> list[str]:
     """The `discussed_words` the sentences write as nouns, after a determiner ("the
     snapshot", "a checkpoint"), and not as a participle or adverb ("journaled",
-    "periodically"): the plain words that may name a thing."""
-    texts = [s.text for s in sentences]
-    nouns = _determined_keys(texts)
-    return [
-        w
-        for w in discussed_words(sentences)
-        if name_key(w) in nouns and not w.endswith(("ed", "ly"))
-    ]
+    "periodically"): the plain words that may name a thing. `words`: their
+    `discussed_words`, where the caller has them."""
+    nouns = _determined_keys([s.text for s in sentences])
+    found = discussed_words(sentences) if words is None else words
+    return [w for w in found if name_key(w) in nouns and not w.endswith(("ed", "ly"))]

@@ -53,6 +53,11 @@ class Reading:
         """Names written as code, most frequent first (`_commands.code_terms`)."""
         return _commands.code_terms(self.doc)
 
+    @cached_property
+    def discussed_words(self) -> list[str]:
+        """Plain words the prose discusses (`_discussed.discussed_words`)."""
+        return _discussed.discussed_words(self.prose)
+
 
 class Rank(IntEnum):
     """Where a finder's names go in the list offered to the model (cut at 32): the document's
@@ -195,7 +200,7 @@ def shared_concepts(r: Reading) -> Found:
     them, though none of them offered it as a page (`ingest.shared`)."""
     return Found(
         discussed=tuple(_discussed.discussed_names(r.doc, r.prose, code=r.code_terms)),
-        discussed_words=tuple(_discussed.discussed_words(r.prose)),
+        discussed_words=tuple(r.discussed_words),
     )
 
 
@@ -207,7 +212,7 @@ def field_terms(r: Reading) -> Found:
     names it discusses, so two sources that each discuss one in prose make it one page citing
     both (`ingest.shared`), where before a plain word counted only towards a name or heading
     of another source."""
-    words = _discussed.discussed_nouns(r.prose)
+    words = _discussed.discussed_nouns(r.prose, r.discussed_words)
     return Found(discussed=tuple(w for w in words if _frequency.is_field_term(w)))
 
 

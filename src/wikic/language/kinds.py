@@ -23,6 +23,7 @@ from wikic.vault.names import name_key
 
 MAX_BETWEEN = 3  # words between "is a/the" and the kind ("the default isolation level")
 _MARKUP_RE = re.compile(r"[*_`]+")
+_STATES_RE = re.compile(r"\s(?:is|was)\s+(?:a|an|the)\b", re.IGNORECASE)  # "… is the …"
 
 
 def table_kinds(doc: Document) -> dict[str, list[str]]:
@@ -47,8 +48,7 @@ def says_is_a(instance: str, kind: str, texts: Iterable[str]) -> bool:
     """Whether a sentence says `instance` is a `kind` ("Read Committed is the default
     isolation level", "*Read Committed* is an isolation level")."""
     pattern = re.compile(
-        rf"(?<![\w-]){_words(instance)}\W{{0,2}}\s+(?:is|was)\s+(?:a|an|the)\b"
-        rf"(?:\s+[\w-]+){{0,{MAX_BETWEEN}}}?\s+{_words(kind)}(?![\w-])",
+        _is_a(instance) + rf"(?:\s+[\w-]+){{0,{MAX_BETWEEN}}}?\s+{_words(kind)}(?![\w-])",
         re.IGNORECASE,
     )
     return any(pattern.search(_MARKUP_RE.sub("", t)) for t in texts)
@@ -58,11 +58,7 @@ def said_kinds(instance: str, texts: Iterable[str]) -> list[str]:
     """The runs of words sentences say `instance` is ("Read Committed is the default isolation
     level in …" → "default", "default isolation", …, "isolation level", "level"): what it may
     be a kind of, to look its name with that kind up."""
-    pattern = re.compile(
-        rf"(?<![\w-]){_words(instance)}\W{{0,2}}\s+(?:is|was)\s+(?:a|an|the)\b"
-        rf"((?:\s+[\w-]+){{1,{MAX_BETWEEN + 1}}})",
-        re.IGNORECASE,
-    )
+    pattern = re.compile(_is_a(instance) + rf"((?:\s+[\w-]+){{1,{MAX_BETWEEN + 1}}})", re.I)
     found: dict[str, None] = {}
     for text in texts:
         for match in pattern.finditer(_MARKUP_RE.sub("", text)):
@@ -71,6 +67,11 @@ def said_kinds(instance: str, texts: Iterable[str]) -> list[str]:
                 for j in range(i + 1, len(words) + 1):
                     found[" ".join(words[i:j])] = None
     return list(found)
+
+
+def _is_a(instance: str) -> str:
+    """The pattern of "`instance` is a/an/the", up to the article."""
+    return rf"(?<![\w-]){_words(instance)}\W{{0,2}}\s+(?:is|was)\s+(?:a|an|the)\b"
 
 
 def _words(name: str) -> str:
@@ -90,7 +91,11 @@ class KindEvidence:
             for instance, kinds in table_kinds(doc).items():
                 have = self._tables.setdefault(instance, [])
                 have += [k for k in kinds if k not in have]
-        self._texts = [t for _, texts in documents for t in texts]
+        # the sentences that say something is a thing, markup left out: read once, not per
+        # name the planner looks up
+        stripped = (_MARKUP_RE.sub("", t) for _, texts in documents for t in texts)
+        self._texts = [t for t in stripped if _STATES_RE.search(t)]
+        self._said: dict[str, list[str]] = {}  # instance → `said_kinds`
 
     def is_a(self, instance: str, kind: str) -> bool:
         """Whether a table or a sentence of the documents says `instance` is a `kind`."""
@@ -101,5 +106,7 @@ class KindEvidence:
     def kinds_of(self, instance: str) -> list[str]:
         """What the documents may say `instance` is a kind of: its tables' headers, then the
         runs of words their sentences say it is (`said_kinds`)."""
+        if instance not in self._said:
+            self._said[instance] = said_kinds(instance, self._texts)
         tables = self._tables.get(name_key(instance), [])
-        return list(dict.fromkeys((*tables, *said_kinds(instance, self._texts))))
+        return list(dict.fromkeys((*tables, *self._said[instance])))
