@@ -60,12 +60,16 @@ def test_a_sentence_that_refers_back_or_is_cut_before_its_code_is_not_an_opening
         "These are sequences of tokens on which the generation should `stop`.": "refers back",
         "The above command on an M1 Max runs at about 250 tokens-per-second.": "refers back",
         "You can also use `mlx-lm` from the command line with.": "cut",
+        # the model-compiled overlap wiki's "Snapshot" page opened so (stop 47)
+        "Because of the above rules, a snapshot of the database is taken.": "refers back",
+        "Due to this, the snapshot holds every page.": "refers back",
     }
     for text, why in cases.items():
         fault = opening_fault(["stop", "mlx-lm", "Data"], text)
         assert fault is not None and why in fault, (text, fault)
     assert cut_before_code("Run it with:")
     assert not cut_before_code("`OLLAMA_HOST` is the address the server binds to.")
+    assert opening_fault(["snapshot"], "Because the WAL is short, a snapshot is quick.") is None
 
 
 def test_a_sentence_that_continues_its_document_is_not_an_opening() -> None:

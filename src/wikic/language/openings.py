@@ -27,7 +27,8 @@ _REFERS_BACK_RE = re.compile(
     r"^(?:This|These|Those|That|It|Its|They|Their|Them|Such|Here|Above|Below|"
     r"The (?:above|following|below|former|latter|same)|As (?:above|such|mentioned)|"
     r"In (?:this|that|these) (?:case|cases|way|mode)|(?:For|Because of) (?:this|that|these) "
-    r"reasons?|(?:Also|Otherwise|Then|Instead),?)\b"
+    r"reasons?|(?:For|Because of|Due to|Given|Following|Under) (?:the )?(?:above|preceding|previous|"
+    r"aforementioned)\b|(?:Because of|Due to) (?:this|that|these|those)\b|(?:Also|Otherwise|Then|Instead),?)\b"
 )
 # a default, a condition or an instruction with no subject: what a field's row says after its name
 _BARE_DEFAULT_RE = re.compile(
