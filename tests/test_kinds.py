@@ -12,6 +12,7 @@ from tests.helpers.wikitools import compile_files
 from wikic.ingest.extract import Topic
 from wikic.ingest.plan import Resolver
 from wikic.language.kinds import KindEvidence, said_kinds, says_is_a, table_kinds
+from wikic.language.openings import defining_text, subject_aliases
 from wikic.vault.document import parse_document
 from wikic.vault.names import name_key
 from wikic.vault.pages import Page, render_page
@@ -93,7 +94,8 @@ def test_two_documents_on_isolation_levels_make_one_page_of_each_level(tmp_path:
         "pg.md": "# Transaction isolation\n\n"
         + TABLE.split("\n\n", 1)[1]
         + "\n## Read Committed Isolation Level\n\n"
-        "Read Committed is the default isolation level in PostgreSQL. A query sees only data "
+        "The MySQL Read Committed isolation level is in line with the Consistent Read features "
+        "in most cases. Read Committed is the default isolation level in PostgreSQL. A query sees only data "
         "committed before the query began. Two successive queries can see different data.\n",
         "tidb.md": "# TiDB isolation\n\nTiDB supports two levels of isolation.\n\n"
         "Read Committed sees the latest committed data of each statement. In Read Committed, "
@@ -104,3 +106,25 @@ def test_two_documents_on_isolation_levels_make_one_page_of_each_level(tmp_path:
     titles = {p.props.get("title") for p in Vault.load(paths.wiki).pages.values()}
     named = sorted(t for t in titles if t and "read committed" in t.casefold())
     assert len(named) == 1, named
+    page = next(p for p in Vault.load(paths.wiki).pages.values() if p.props.get("title") in named)
+    # it opens with what Read Committed is, not with the sentence about MySQL's level that
+    # names the whole title (`openings.subject_aliases`)
+    assert str(page.props["summary"]).startswith("Read Committed is the default"), page.props
+
+
+def test_a_page_named_with_its_kind_opens_with_what_its_short_name_is() -> None:
+    # the model-compiled overlap wiki's "Read Committed Isolation Level" (alias "Read
+    # Committed", stop 47) opened with TiDB's sentence about MySQL's level: only the title
+    # counted as the subject, and that sentence names the whole title
+    title = "Read Committed Isolation Level"
+    mysql = (
+        "The MySQL Read Committed isolation level is in line with the Consistent Read features "
+        "in most cases."
+    )
+    postgres = "Read Committed is the default isolation level in PostgreSQL."
+    aliases = subject_aliases(title, "Read Committed", "RC", "start_ts", title)
+    assert aliases == ("Read Committed",)
+    assert defining_text(title, [mysql, postgres]) == mysql
+    assert defining_text(title, [mysql, postgres], aliases=aliases) == postgres
+    # an abbreviation is no shorter title: "Each pp and tg test …" is about the tests
+    assert subject_aliases("Prompt processing", "pp") == ()

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
-from wikic.language.openings import defining_text, opening_fault, refers_back
+from wikic.language.openings import defining_text, opening_fault, refers_back, subject_aliases
 from wikic.language.stopwords import TOPICLESS_WORDS
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
@@ -84,7 +84,7 @@ def _fold(text: str) -> str:
 
 
 def _pages(
-    plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...]], str]
+    plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str]
 ) -> dict[str, _Page]:
     """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step."""
     facts: dict[str, dict[str, str]] = {}  # path → folded text → text
@@ -116,9 +116,10 @@ def _pages(
             if (
                 texts
             ):  # the fact each source would open the page with (`language.openings.defining_text`)
-                key = (target.title, tuple(texts))
+                aliases = subject_aliases(target.title, *names[target.path])
+                key = (target.title, tuple(texts), aliases)
                 if key not in leads_of:
-                    lead = defining_text(target.title, texts)
+                    lead = defining_text(target.title, texts, aliases=aliases)
                     leads_of[key] = (
                         _fold(lead) if opening_fault([target.title], lead) is None else ""
                     )
@@ -238,7 +239,7 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
     title) of each, in order."""
     done: list[tuple[str, str, str]] = []
     settled: set[tuple[str, str]] = set()  # pairs a trim could not part (`_trim`)
-    leads_of: dict[tuple[str, tuple[str, ...]], str] = {}
+    leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
     steps = sum(len(t.facts) + 1 for p in plans for t, _ in p.topics)
     for _ in range(steps):  # each step removes a page or some of its facts, or settles a pair
         pages = _pages(plans, leads_of)

@@ -48,6 +48,7 @@ from wikic.language.openings import (
     opening_fault,
     opening_faults,
     proper_names,
+    subject_aliases,
 )
 from wikic.language.prose_checks import cut_reason, fold, meta_reason, table_row_reason
 from wikic.language.sentences import ends_whole
@@ -107,10 +108,12 @@ def clean_prose(text: str, limit: int = PAGE_SUMMARY_CHARS, *, sentences: bool =
     return cut[: ends[-1]].strip() if ends else ""
 
 
-def defining_fact(title: str, facts: Sequence[Fact], *, shared: bool = False) -> str:
-    """The text of the fact that best says what `title` is (`language.openings.defining_text`;
-    `shared`: the page cites several sources)."""
-    return defining_text(title, [f.text for f in facts], shared=shared)
+def defining_fact(
+    title: str, facts: Sequence[Fact], *, shared: bool = False, aliases: Sequence[str] = ()
+) -> str:
+    """The text of the fact that best says what `title` (also called `aliases`) is
+    (`language.openings.defining_text`; `shared`: the page cites several sources)."""
+    return defining_text(title, [f.text for f in facts], shared=shared, aliases=aliases)
 
 
 def usage_example(ex: Extraction, source_page: str, block_id: str) -> str | None:
@@ -199,9 +202,12 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
     answers = iter(replies)
     ranked = related_topics(ex, [t for t, _ in plan.topics])
     results = []
-    for (_, target), page in zip(plan.topics, job.pages, strict=True):
+    for (topic, target), page in zip(plan.topics, job.pages, strict=True):
         reply = next(answers) if page.request else None
-        results.append(_page_result(page, reply, target, out, job.page_summary))
+        names = subject_aliases(
+            target.title, *topic.aliases, *(page.existing.aliases if page.existing else ())
+        )
+        results.append(_page_result(page, reply, target, out, job.page_summary, names))
     leads = _distinct_leads(
         [r[0] for r in results], [p.existing for p in job.pages], lambda: _openings(vault, job)
     )
@@ -442,8 +448,10 @@ def _page_result(
     target: PageTarget,
     out: SourceWrite,
     page_summary: PageSummary,
+    aliases: Sequence[str] = (),
 ) -> tuple[str | None, list[tuple[str, str, str]]]:
-    """(new summary or None to keep, contradictions as (new id, old id, reason))."""
+    """(new summary or None to keep, contradictions as (new id, old id, reason)); `aliases`:
+    the page's other names of its subject (`subject_aliases`)."""
     if gen is not None:
         out.stats = out.stats + gen.stats
     value = gen.value if gen is not None else None
@@ -457,7 +465,8 @@ def _page_result(
             or table_row_reason(summary)
             or not grounding.grounded(summary, facts_text)
         ):
-            summary = defining_fact(target.title, job.new_facts)  # verbatim, never invented
+            # verbatim, never invented
+            summary = defining_fact(target.title, job.new_facts, aliases=aliases)
         return summary or None, []
     if not job.fresh:
         return None, []
@@ -477,7 +486,8 @@ def _page_result(
         out.contradictions.append((target.path, by_id[new_id].text, by_id[old_id].text, why))
     found = [(n, o, why) for (n, o), why in pairs.items()]
     if page_summary == "fact":
-        return _better_lead(target.title, job.existing, [*job.on_page, *job.fresh]), found
+        facts = [*job.on_page, *job.fresh]
+        return _better_lead(target.title, job.existing, facts, aliases), found
     summary = clean_prose(getattr(value, "summary", ""))
     reference = " ".join(
         [
@@ -496,7 +506,7 @@ def _page_result(
     if not summary and table_row_reason(str(job.existing.props.get("summary") or "")):
         # the page opened with a table row (its first source had only rows): a fact of prose
         # that defines it now replaces the row
-        better = defining_fact(target.title, [*job.old_facts, *job.fresh])
+        better = defining_fact(target.title, [*job.old_facts, *job.fresh], aliases=aliases)
         summary = "" if table_row_reason(better) else better
     return summary or None, found
 
@@ -546,7 +556,9 @@ def _final_of(page: Page | None) -> str:
     return fold(str(page.props.get("summary") or "")) if page is not None else ""
 
 
-def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | None:
+def _better_lead(
+    title: str, existing: Page, facts: Sequence[Fact], aliases: Sequence[str] = ()
+) -> str | None:
     """A fact of the page (`facts`: all it will have) that replaces its summary, or None to keep
     it. A lead stays unless it is no longer a fact of the page (its source changed; or a model
     wrote it, `page_summary: model`) or fails as one (it does not name the subject, refers
@@ -555,14 +567,14 @@ def _better_lead(title: str, existing: Page, facts: Sequence[Fact]) -> str | Non
     every source."""
     current = str(existing.props.get("summary") or "")
     shared = len(cited_sources(facts)) >= 2
-    best = defining_fact(title, facts, shared=shared)
+    best = defining_fact(title, facts, shared=shared, aliases=aliases)
     if existing.props.get("opening") == DERIVED:  # code wrote it: a fact that stands replaces it
         return best if opening_fault([title, *existing.aliases], best) is None else None
     if not current or fold(current) not in {fold(f.text) for f in facts}:
         return best
     proper = proper_names([f.text for f in facts]) if shared else None
-    now = opening_faults(title, current, proper=proper)
-    then = opening_faults(title, best, proper=proper)
+    now = opening_faults(title, current, proper=proper, aliases=aliases)
+    then = opening_faults(title, best, proper=proper, aliases=aliases)
     if then.row or best == current:
         return None
     if now.row or now.unnamed:

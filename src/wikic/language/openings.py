@@ -151,7 +151,9 @@ _KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
 _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
 
 
-def defining_text(title: str, texts: Sequence[str], *, shared: bool = False) -> str:
+def defining_text(
+    title: str, texts: Sequence[str], *, shared: bool = False, aliases: Sequence[str] = ()
+) -> str:
     """The fact that best says what `title` is: one whose subject it is ("Ollama runs …",
     "QSBR is …": the title within the first words, then a defining verb; best when it names a
     kind of thing, "uv is an extremely fast Python package resolver …"), else one that names
@@ -161,9 +163,30 @@ def defining_text(title: str, texts: Sequence[str], *, shared: bool = False) -> 
 
     On a page several sources share (`shared`), a fact whose subject is another named thing
     (one tool: "PDM installs … from the lock file") opens it worse than a general one
-    (`names_other_subject`)."""
+    (`names_other_subject`).
+
+    `aliases` are other names of the subject (those `grounding.related` to the title): "Read
+    Committed is the default isolation level in PostgreSQL." says what the page "Read Committed
+    Isolation Level" is as well as a sentence naming the whole title would."""
     names = proper_names(texts) if shared else None
-    return min(texts, key=lambda t: opening_faults(title, t, proper=names))
+    return min(texts, key=lambda t: opening_faults(title, t, proper=names, aliases=aliases))
+
+
+def subject_aliases(title: str, *aliases: str) -> tuple[str, ...]:
+    """The `aliases` of a page that are its title shortened, the subject without its kind:
+    "Read Committed" of "Read Committed Isolation Level" (`language.kinds`). Not an
+    abbreviation ("pp": "Each pp and tg test is run …" is about the tests), a row the page lists
+    (`start_ts`) nor a label folded into it."""
+    own = {w.casefold() for w in _WORD_RE.findall(title)}
+    return tuple(
+        dict.fromkeys(
+            a
+            for a in aliases
+            if (words := {w.casefold() for w in _WORD_RE.findall(a)})
+            and len(words) >= 2
+            and words < own
+        )
+    )
 
 
 class OpeningFaults(NamedTuple):
@@ -183,12 +206,20 @@ class OpeningFaults(NamedTuple):
     unnamed: bool  # it does not name the subject
 
 
-def opening_faults(title: str, text: str, *, proper: frozenset[str] | None = None) -> OpeningFaults:
-    """What keeps `text` from opening the page of `title`; with `proper` (the proper names of
-    a shared page's facts, `proper_names`) a sentence about another named thing is worse."""
-    names = grounding.mentions([title], text)
+def opening_faults(
+    title: str,
+    text: str,
+    *,
+    proper: frozenset[str] | None = None,
+    aliases: Sequence[str] = (),
+) -> OpeningFaults:
+    """What keeps `text` from opening the page of `title` (also called `aliases`); with
+    `proper` (the proper names of a shared page's facts, `proper_names`) a sentence about
+    another named thing is worse."""
+    own = [title, *aliases]
+    names = grounding.mentions(own, text)
     verb = _DEFINING_RE.search(text)
-    subject = bool(names and verb and _opens_with(title, text[: verb.start()]))
+    subject = bool(names and verb and any(_opens_with(name, text[: verb.start()]) for name in own))
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
     opens = starts_sentence(text)
     return OpeningFaults(
