@@ -377,7 +377,7 @@ def test_a_code_only_compile_shows_what_code_finds_without_a_model(tmp_path: Pat
 
 # ── topic finders: --without and --ablate ────────────────────────────────────────────────
 
-LINKED = "See [Ruff](https://github.com/astral-sh/ruff) for the linter of this project.\n"
+LINKED = "The project is linted with [Ruff](https://github.com/astral-sh/ruff) on every commit.\n"
 RUN = "Run llama-bench to measure the speed of a model.\n\n```sh\n$ ./llama-bench -o csv\n```\n"
 
 

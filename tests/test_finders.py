@@ -99,7 +99,7 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         _aliased("rustc_codegen_cranelift", "cg_cranelift"),
     ),
     "linked-names": (
-        "See [Ruff](https://github.com/astral-sh/ruff) for the linter of this project.\n",
+        "The project is linted with [Ruff](https://github.com/astral-sh/ruff) on every commit.\n",
         _has("Ruff", precise=True),
     ),
     "code-names": (

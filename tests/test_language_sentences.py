@@ -7,6 +7,7 @@ from wikic.language.segmentation import split_sentences
 from wikic.language.sentences import (
     ends_whole,
     fact_sentences,
+    points_elsewhere,
     reads_as_statement,
     refers_back,
     starts_sentence,
@@ -63,3 +64,28 @@ def test_a_word_nupunkt_takes_for_an_abbreviation_ends_a_sentence_where_it_is_a_
     # an abbreviation the document always writes with its period stays one
     abbreviated = parse_document("# Fig\n\nSee the fig. For details, ask.\n", filename="f.md")
     assert len(abbreviated.blocks[0].sentences) == 1
+
+
+def test_a_sentence_that_only_points_to_another_text_is_no_fact() -> None:
+    # pointers the code-only development and held-out wikis held as facts (stop 48)
+    pointers = (
+        "See Activating the virtual environment.",
+        "See also Registered Algorithms.",
+        "See the export guide for comprehensive documentation on all export formats.",
+        "For more information on supported version control systems, see pip's VCS Support.",
+        "For details, see our `pip` compatibility guide.",
+        "Refer to https://github.com/etcd-io/bbolt/pull/611 for more detailed info.",
+    )
+    for text in pointers:
+        assert points_elsewhere(text), text
+    for text in (
+        "Seeing the log helps when a sync fails.",
+        "For each package, see whether it is pinned: uv checks it.",
+        "Check out a branch before running `uv lock`.",
+        "For more speed, the pool uses see-through caches.",
+    ):
+        assert not points_elsewhere(text), text
+    doc = parse_document(
+        "# Doc\n\nThe lock file pins every version. " + " ".join(pointers) + "\n", filename="d.md"
+    )
+    assert [s.text for s in fact_sentences(doc)] == ["The lock file pins every version."]

