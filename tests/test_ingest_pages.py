@@ -11,6 +11,7 @@ from tests.helpers.wikitools import ingest_code_only, make_wiki
 from wikic.ingest.members import safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
+from wikic.ingest.write import _new_leads_apart
 from wikic.language.headings import title_subjects
 from wikic.language.openings import (
     bare_default,
@@ -20,10 +21,12 @@ from wikic.language.openings import (
     opening_fault,
     points_back,
 )
+from wikic.language.prose_checks import fold
 from wikic.llm.fake import FakeBackend
 from wikic.vault.document import parse_document
 from wikic.vault.links import parse_links
 from wikic.vault.sections import RELATED, bullets, split_body
+from wikic.vault.topic_page import Fact
 from wikic.vault.tree import Vault
 
 DAY = dt.date(2026, 11, 27)
@@ -370,3 +373,22 @@ def test_a_fact_that_stands_alone_later_replaces_a_derived_opening(tmp_path: Pat
     assert page.props["summary"] == defined  # type: ignore[attr-defined]
     lead = split_body(page.body).lead  # type: ignore[attr-defined]
     assert defined in lead and "is a section of" not in lead and "[[sources/" not in lead
+
+
+def test_two_new_pages_of_a_source_never_open_with_one_sentence() -> None:
+    # the overlap model compile of a4584e6: `python` and `activate`, both new pages of the pypa
+    # guide, opened with the same sentence (a twin pair to a reader and to the bench)
+    shared = "Activating a virtual environment will put the `python` executable on your PATH."
+    own = "The python command runs the interpreter of the active environment."
+
+    def fact(text: str) -> Fact:
+        return Fact(text[:8], text, ("[[sources/pypa#^p1]]",), "")
+
+    new = [("activate", [fact(shared)]), ("python", [fact(shared), fact(own)])]
+    leads = _new_leads_apart([shared, shared], new)
+    assert leads == [shared, own]
+    # a sentence another page of the wiki opens with is taken too; a page with no other fact
+    # keeps the one it has
+    assert _new_leads_apart([shared], [new[1]], lambda: {fold(shared)}) == [own]
+    assert _new_leads_apart([shared], [new[0]], lambda: {fold(shared)}) == [shared]
+    assert _new_leads_apart([shared, shared], [None, new[1]]) == [shared, own]

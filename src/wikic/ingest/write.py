@@ -211,6 +211,14 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
     leads = _distinct_leads(
         [r[0] for r in results], [p.existing for p in job.pages], lambda: _openings(vault, job)
     )
+    leads = _new_leads_apart(
+        leads,
+        [
+            (t.title, p.new_facts) if p.existing is None else None
+            for (_, t), p in zip(plan.topics, job.pages, strict=True)
+        ],
+        lambda: _openings(vault, job),
+    )
     for n, ((topic, target), page) in enumerate(zip(plan.topics, job.pages, strict=True)):
         existing, new_facts = page.existing, page.new_facts
         summary, pairs = leads[n], results[n][1]
@@ -550,6 +558,36 @@ def _distinct_leads(
         if finals[n] in taken:
             leads[n] = None
     return leads
+
+
+def _new_leads_apart(
+    leads: Sequence[str | None],
+    new: Sequence[tuple[str, Sequence[Fact]] | None],
+    elsewhere: Callable[[], set[str]] = set,
+) -> list[str | None]:
+    """`leads` with each new page's (`new`: its title and facts; None for an existing page)
+    opening moved off a sentence another page of the source opens with, or another page of
+    the wiki does (`elsewhere`): it opens with its best fact besides, where it has one. Two
+    new pages of one source had opened with the same sentence (the overlap set's `python`
+    and `activate` pages: "Activating a virtual environment will put … `python` …"), twins
+    to a reader and to `wikic lint`."""
+    out = list(leads)
+    taken: set[str] | None = None
+    for n, lead in enumerate(leads):
+        entry = new[n]
+        if lead is None or entry is None:
+            continue
+        others = {fold(str(x)) for i, x in enumerate(out) if i != n and x is not None}
+        if fold(lead) not in others:
+            taken = elsewhere() if taken is None else taken
+            if fold(lead) not in taken:
+                continue
+            others |= taken
+        title, facts = entry
+        rest = [f for f in facts if fold(f.text) not in others]
+        if rest:
+            out[n] = defining_fact(title, rest)
+    return out
 
 
 def _final_of(page: Page | None) -> str:

@@ -88,8 +88,8 @@ _POINTER_RE = re.compile(
 
 def points_elsewhere(text: str) -> bool:
     """Whether a sentence only points to another text (`_POINTER_RE`): it says where to read,
-    not what is true, so it is no fact of a page (it stays in its source page). Measured on
-    the three development and held-out corpora (code only): 19 such facts, all of this form."""
+    not what is true, so it is no fact of a page (it stays in its source page). The code-only
+    wikis of the overlap, held-out and corpus sets held 22 such sentences as facts (stop 48)."""
     return _POINTER_RE.match(text.lstrip("*_\"'“( ")) is not None
 
 
