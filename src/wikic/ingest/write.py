@@ -21,6 +21,7 @@ can share one batch. Nothing is written here: the result is the pages to commit.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -208,16 +209,15 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
             target.title, *topic.aliases, *(page.existing.aliases if page.existing else ())
         )
         results.append(_page_result(page, reply, target, out, job.page_summary, names))
-    leads = _distinct_leads(
-        [r[0] for r in results], [p.existing for p in job.pages], lambda: _openings(vault, job)
-    )
+    elsewhere = functools.cache(lambda: _openings(vault, job))  # read once, if asked at all
+    leads = _distinct_leads([r[0] for r in results], [p.existing for p in job.pages], elsewhere)
     leads = _new_leads_apart(
         leads,
         [
             (t.title, p.new_facts) if p.existing is None else None
             for (_, t), p in zip(plan.topics, job.pages, strict=True)
         ],
-        lambda: _openings(vault, job),
+        elsewhere,
     )
     for n, ((topic, target), page) in enumerate(zip(plan.topics, job.pages, strict=True)):
         existing, new_facts = page.existing, page.new_facts

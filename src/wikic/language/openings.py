@@ -165,7 +165,7 @@ def defining_text(
     (one tool: "PDM installs … from the lock file") opens it worse than a general one
     (`names_other_subject`).
 
-    `aliases` are other names of the subject (those `grounding.related` to the title): "Read
+    `aliases` are other names of the subject (`subject_aliases`: the title shortened): "Read
     Committed is the default isolation level in PostgreSQL." says what the page "Read Committed
     Isolation Level" is as well as a sentence naming the whole title would."""
     names = proper_names(texts) if shared else None
