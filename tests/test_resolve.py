@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from wikic.ingest.extract import Extraction, Topic
-from wikic.ingest.plan import PageTarget, Resolver, SourcePlan, plan_batch
-from wikic.ingest.resolve import ConceptIndex, join_evidence, shared_mentions
+from wikic.ingest.plan import ONE_SENTENCE_PAGE, PageTarget, Resolver, SourcePlan, plan_batch
+from wikic.ingest.resolve import ConceptIndex, join_evidence, named_once_will_do, shared_mentions
 from wikic.language.discussed import discussed_names, discussed_words
 from wikic.language.name_rules import distinct_names, last_component
 from wikic.language.sentences import Sentence
@@ -218,10 +218,25 @@ def test_a_source_that_names_a_page_once_or_a_series_member_adds_nothing(tmp_pat
     assert not plan.topics[0][1].exists
 
 
-def test_one_sentence_about_a_page_joins_it_a_passing_one_or_a_plain_word_does_not(
-    tmp_path: Path,
-) -> None:
-    vault = _vault(tmp_path, {"Dependency resolution": [], "Hash checking": [], "Version": []})
+def _vault_with_facts(tmp_path: Path, titles: list[str], facts: int) -> Vault:
+    wiki = tmp_path / "wiki"
+    (wiki / "concepts").mkdir(parents=True, exist_ok=True)
+    for n, title in enumerate(titles):
+        bullets = "".join(
+            f"- {title} fact {i}. [[sources/old#^p{i}]] ^f-{n:03d}{i:03d}\n" for i in range(facts)
+        )
+        page = Page(
+            f"concepts/{title.lower().replace(' ', '-')}.md",
+            {"type": "concept", "title": title, "aliases": []},
+            f"# {title}\n\n## Facts\n\n{bullets}",
+        )
+        (wiki / page.path).write_text(render_page(page), encoding="utf-8")
+    return Vault.load(wiki)
+
+
+def test_one_sentence_about_a_page_or_naming_a_rare_name_joins_it(tmp_path: Path) -> None:
+    pages = ["Dependency resolution", "Hash checking", "Version control", "DELETE", "Version"]
+    vault = _vault_with_facts(tmp_path, pages, ONE_SENTENCE_PAGE)
     ex = _extraction(
         "pipenv",
         [
@@ -229,15 +244,46 @@ def test_one_sentence_about_a_page_joins_it_a_passing_one_or_a_plain_word_does_n
             "Pipenv reads the Pipfile.",
             "Dependency resolution: captures the complete graph of sub-dependencies.",
             "Pipenv then runs hash checking once.",
+            "Pipenv keeps its files under version control.",
+            "Pipenv never issues `UPDATE` or `DELETE` statements.",
             "Version is printed first.",
         ],
         [Topic("Pipenv", "entity", (), ("s1", "s2"))],
     )
-    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=5)
-    # about the page (it opens the sentence, defined): joined on that one sentence; named in
-    # passing ("runs hash checking"), or a plain word a sentence opens with: not
-    assert _titles(plan) == ["Pipenv", "Dependency resolution"]
-    assert plan.topics[1][0].facts == ("s3",) and plan.topics[1][1].exists
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=8)
+    # about the page (it opens the sentence, defined), or naming in prose a name with a word
+    # rarer than general English's commonest ("hash"): joined on that one sentence. Named in
+    # passing by common words ("version control", another sense in every text), as code, or
+    # a plain word a sentence opens with: not
+    assert _titles(plan) == ["Pipenv", "Dependency resolution", "Hash checking"]
+    assert [topic.facts for topic, _ in plan.topics[1:]] == [("s3",), ("s4",)]
+    assert all(target.exists for _, target in plan.topics[1:])
+
+
+def test_one_sentence_naming_a_rare_name_never_joins_a_small_page(tmp_path: Path) -> None:
+    vault = _vault_with_facts(tmp_path, ["Hash checking"], ONE_SENTENCE_PAGE - 1)
+    ex = _extraction(
+        "pipenv",
+        ["Pipenv locks a project.", "Pipenv reads the Pipfile.", "Pipenv runs hash checking."],
+        [Topic("Pipenv", "entity", (), ("s1", "s2"))],
+    )
+    (plan,) = plan_batch([ex], vault, existing_source_pages={}, max_pages=8)
+    # one shared sentence on a page of two facts can make it a twin of the page it is on
+    assert _titles(plan) == ["Pipenv"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "enough"),
+    [
+        ("MVCC", "Both support lock-free MVCC using a single writer.", True),
+        ("Phantom read", "The ANSI level allows phantom reads.", True),
+        ("Key value", "It first runs a point query on the key value.", False),
+        ("DELETE", "The applicable statements include `UPDATE` and `DELETE`.", False),
+        ("checkpoint", "A checkpoint is written.", False),  # a plain word: three sentences
+    ],
+)
+def test_one_sentence_will_do_for_a_rare_name_in_prose(name: str, text: str, enough: bool) -> None:
+    assert named_once_will_do(name, text) is enough
 
 
 def test_a_join_never_makes_the_sources_own_page_a_twin(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from wikic.ingest.resolve import (
     ConceptIndex,
     distinct_names,
     join_evidence,
+    named_once_will_do,
     plain_word,
     shared_mentions,
 )
@@ -46,6 +47,7 @@ from wikic.vault.tree import Vault
 
 CLOSE_MATCH = 0.92
 MIN_RANKED_FACTS = 2  # facts of a topic that ranks by its weight; with fewer it comes after
+ONE_SENTENCE_PAGE = 3  # facts of a page before one sentence naming it may join it
 
 
 @dataclass(frozen=True)
@@ -309,11 +311,22 @@ def plan_batch(
     revisits = [SourcePlan(e.extraction, e.source_page, revisit=True, held=e.held) for e in earlier]
     add_shared_sections(plans, resolver, revisits)
     add_earlier_shared(plans, revisits, resolver)
+
+    def planned(target: PageTarget) -> int:
+        batch = {  # sentence ids are a source's own: "s3" of two sources are two facts
+            (i, f)
+            for i, p in enumerate(plans)
+            for topic, t in p.topics
+            if t.path == target.path
+            for f in topic.facts
+        }
+        return (facts_on(target) if target.exists else 0) + len(batch)
+
     for plan in plans:
-        join_shared(plan, resolver.index, max_pages, facts_on=facts_on)
+        join_shared(plan, resolver.index, max_pages, facts_on=facts_on, planned=planned)
     made = {t.path for plan in plans for _, t in plan.topics if not t.exists}
     for plan in revisits:  # the pages this batch makes, as if these came after it
-        join_shared(plan, resolver.index, max_pages, only=lambda t: t.path in made)
+        join_shared(plan, resolver.index, max_pages, only=lambda t: t.path in made, planned=planned)
     plans += [p for p in revisits if p.topics]
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
         _with_antecedents(plans, add=refer_back == "antecedent")
@@ -528,6 +541,7 @@ def join_shared(
     *,
     only: Callable[[PageTarget], bool] | None = None,
     facts_on: Callable[[PageTarget], int] = lambda target: 0,
+    planned: Callable[[PageTarget], int] = lambda target: 0,
 ) -> None:
     """Add the source's facts to the pages of the wiki and of its batch that `JOIN_EVIDENCE`
     or more of its sentences name, though its own topics did not: a concept each document names
@@ -535,7 +549,12 @@ def join_shared(
     (`about_page`: "Dependency resolution: captures the complete graph …") joins on that
     sentence alone. At most `limit` such pages, those most sentences name first; with `only`,
     only the pages it accepts. `facts_on(page)`: the facts an existing page holds, so a page of
-    few facts is not joined with sentences mostly on one page of the source (a twin of it)."""
+    few facts is not joined with sentences mostly on one page of the source (a twin of it).
+    One sentence naming the page by a rare name in prose (`named_once_will_do`: "… support
+    lock-free MVCC …") joins a page that holds `ONE_SENTENCE_PAGE` facts or more (`planned`:
+    the facts the wiki and the batch's plans give it so far): on a smaller page, one sentence
+    that another page holds too made it a twin of that page, and the trim took its own facts
+    away ("Prefix caching" lost "Prefix caching reuses the KV cache …")."""
     if plan.extraction.episode:
         return
     own = {t.path for _, t in plan.topics}
@@ -562,8 +581,13 @@ def join_shared(
     for target, ids in ranked:
         if added == limit:
             break
-        if len(ids) < join_evidence(target.title) and not about_page(
-            named[target.path], ids, plan.extraction.sentences
+        if (
+            len(ids) < join_evidence(target.title)
+            and not about_page(named[target.path], ids, plan.extraction.sentences)
+            and not (
+                planned(target) >= ONE_SENTENCE_PAGE
+                and _named_once(named[target.path], ids, plan.extraction.sentences)
+            )
         ):
             continue
         facts: list[str] = []
@@ -600,6 +624,13 @@ def _row_labels_dropped(sentence: Sentence, doc: Document) -> Sentence:
         if label:
             text = text.replace(f"; {label}: ", "; ")
     return replace(sentence, text=text)
+
+
+def _named_once(
+    names: Sequence[str], ids: Sequence[str], sentences: Mapping[str, Sentence]
+) -> bool:
+    """Whether one sentence names the page by a name it is enough for (`named_once_will_do`)."""
+    return len(ids) == 1 and any(named_once_will_do(n, sentences[ids[0]].text) for n in names)
 
 
 def about_page(names: Sequence[str], ids: Sequence[str], sentences: Mapping[str, Sentence]) -> bool:

@@ -33,7 +33,7 @@ from typing import Generic, TypeVar
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import is_subject
-from wikic.language.frequency import capital_only
+from wikic.language.frequency import COMMON_ZIPF, capital_only, zipf
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.name_rules import (
@@ -134,6 +134,22 @@ def join_evidence(name: str) -> int:
     `JOIN_EVIDENCE`, one more for a plain word ("checkpoint" named thrice, where "purpose"
     named twice is said in passing)."""
     return JOIN_EVIDENCE + plain_word(name)
+
+
+def named_once_will_do(name: str, text: str) -> bool:
+    """Whether one sentence of a source naming a page is enough for the source to add it there
+    (`JOIN_EVIDENCE` otherwise): the name is not a plain word, one of its words is rarer than
+    general English's commonest (`COMMON_ZIPF`), and the sentence writes it in prose, not as
+    code. "… and support lock-free MVCC using a single writer and multiple readers" (bbolt)
+    and "… the ANSI Repeatable Read isolation level allows phantom reads" (TiDB) say what
+    their second project does with MVCC and phantom reads: the wiki's one page of each cites
+    both documents. Not "the key value" of a point query on a page "Key value", nor "version
+    control" (common words, another sense in every text), nor `DELETE` of a list of SQL
+    statements, each of which has its page."""
+    if plain_word(name) or f"`{name.casefold()}`" in text.casefold():
+        return False
+    words = _WORDS_RE.findall(name)
+    return bool(words) and min(zipf(w) for w in words) < COMMON_ZIPF
 
 
 def shared_mentions(
