@@ -38,6 +38,25 @@ def test_a_heading_names_a_thing_or_organises(heading: str, name: str | None) ->
     assert heading_name(heading) == name
 
 
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [
+        ("Caveats & Limitations", None),  # labels alone, joined or not
+        ("Configuration Reference", None),
+        # a name, or a phrase, then a label: the section is about the thing before it
+        ("WAL Configuration", "WAL"),
+        ("Rolling checksum implementation", "Rolling checksum"),
+        ("LoRA Usage", "LoRA"),
+        # one plain word may be the label's adjective, or anything's: the heading stays
+        ("Editable installation", "Editable installation"),
+        ("Server configuration", "Server configuration"),
+        ("Guidelines for Artifact Usage", None),  # a phrase with no name, not "… Artifact"
+    ],
+)
+def test_a_label_after_a_name_is_no_part_of_it(heading: str, name: str | None) -> None:
+    assert heading_name(heading) == name
+
+
 def test_a_phrase_heading_the_document_defines_is_a_name() -> None:
     assert labels_a_part("Cost of a token")
     assert not labels_a_part("Cost of a token", terms=["cost of a token"])

@@ -92,12 +92,54 @@ def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     if len(words) > MAX_HEADING_WORDS or text.endswith("?"):
         return None
     key = name_key(text)
-    if not key or key in GENERIC_KEYS:
+    if not key or key in GENERIC_KEYS or _labels_only(text):
         return None
+    text = _without_label(text)
+    words = text.split()
     if words[0].casefold() in _QUESTION_WORDS:
         return None  # "How to fuse", "Using the API": instructions, not subjects
     if "`" not in heading and labels_a_part(text, terms):
         return None
+    return text
+
+
+_LABELS_RE = re.compile(r"\s*(?:&|,|\band\b|/)\s*", re.IGNORECASE)
+
+
+def _is_label(word: str) -> bool:
+    """A heading word that labels a part of a document ("Configuration", "Limitations",
+    "Implementation"): one of `GENERIC_HEADINGS` or `_PART_WORDS`."""
+    return name_key(word) in GENERIC_KEYS or word.casefold() in _PART_WORDS
+
+
+def _labels_only(text: str) -> bool:
+    """Whether a heading of several parts or words is labels alone ("Caveats & Limitations",
+    "Configuration Reference")."""
+    parts = [p for p in _LABELS_RE.split(text) if p.strip()]
+    if len(parts) == 1:
+        parts = text.split()
+    return len(parts) > 1 and all(_is_label(p) for p in parts)
+
+
+def _without_label(text: str) -> str:
+    """A heading that ends with a label after a name names the thing before it: "WAL
+    Configuration" names the WAL, "Rolling checksum implementation" the rolling checksum, so
+    the section's facts go to that thing's page and not to a page of the label. Only where
+    what is left names a thing by itself: a name (`WAL`, `LoRA`, `v2`) or a phrase of two or
+    more words. One plain word may be an adjective of the label's noun ("Editable
+    installation") or anything's ("Server configuration"): the heading stays."""
+    words = text.split()
+    if len(words) < 2 or not _is_label(words[-1]) or _LABELS_RE.search(text):
+        return text
+    rest = words[:-1]
+    if any(w.casefold() in _PHRASE_WORDS for w in rest):
+        return text  # "Guidelines for Artifact Usage": the label ends a phrase, not a name
+    if any(_name_like(w, i, rest) for i, w in enumerate(rest)) and not all(
+        w.casefold() in TOPICLESS_WORDS for w in rest
+    ):
+        return " ".join(rest)
+    if len(rest) >= 2 and sum(w.casefold() not in TOPICLESS_WORDS for w in rest) >= 2:
+        return " ".join(rest)
     return text
 
 
