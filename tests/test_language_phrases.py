@@ -154,6 +154,19 @@ def test_an_owner_parentheses_identifiers_and_cut_names_make_no_candidates() -> 
         assert junk not in found, (junk, found)
 
 
+def test_the_end_of_a_capitalised_name_is_no_name_of_its_own() -> None:
+    text = (
+        "In Read Committed mode, each row is locked. This only holds in Read Committed mode. "
+        "Complex queries misbehave in Read Committed mode. The Serializable mode differs. "
+        "Serializable mode is slower.\n"
+    )
+    found = candidates(text)
+    # "Committed mode" always follows "Read": the end of the name the capitals hold
+    assert "Read Committed mode" in found and "Committed mode" not in found, found
+    # after "The", or opening a sentence, a capital starts the name
+    assert "Serializable mode" in found, found
+
+
 def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
     text = (
         "A major change modifies the rustc-guide. The rustc-guide is always a draft. "

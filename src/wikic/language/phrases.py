@@ -171,6 +171,7 @@ def topic_candidates(
 ) -> list[str]:
     """Names and repeated phrases of the source, most useful first, one spelling per topic."""
     counts: Counter[str] = Counter()
+    texts = [s.text for s in sentences]
     weight: dict[str, float] = {}
     spellings: dict[str, Counter[str]] = {}
     compounds: set[str] = set()
@@ -239,7 +240,7 @@ def topic_candidates(
             if other != key
         ):
             continue
-        if _cut_name(key, counts, spelled):
+        if _cut_name(key, counts, spelled) or _cut_after_name(spelled[key], texts):
             continue
         if key in compounds and any(
             counts[other] >= 0.7 * counts[key] and spelled[key] in spelled[other].split()
@@ -264,6 +265,25 @@ def _cut_name(key: str, counts: Counter[str], spelled: dict[str, str]) -> bool:
     return any(
         n < len(longer) and counts[other] >= counts[key] and words in (longer[:n], longer[-n:])
         for other, longer in ((o, s.split()) for o, s in spelled.items())
+    )
+
+
+_CAPITAL_BEFORE_RE = re.compile(r"\b([A-Z][\w-]*)\s+$")
+
+
+def _cut_after_name(phrase: str, texts: Sequence[str]) -> bool:
+    """Whether a phrase that starts with a capital ("Committed mode") comes, wherever the text
+    writes it, right after another capitalised word ("Read Committed mode"): the end of a
+    longer name, cut where the name's capitals stop, not a name of its own."""
+    words = phrase.split()
+    if len(words) < 2 or not words[0][:1].isupper():
+        return False
+    pattern = re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])")
+    spots = [t[: m.start()] for t in texts for m in pattern.finditer(t)]
+    return bool(spots) and all(
+        (m := _CAPITAL_BEFORE_RE.search(b)) is not None
+        and m.group(1).casefold() not in TOPICLESS_WORDS  # "The Committed mode …" is one
+        for b in spots
     )
 
 
