@@ -21,6 +21,16 @@ def test_bold_terms_and_capitalised_names_with_an_abbreviation_are_defined_terms
     assert defined_terms(doc) == ["Fast mode", "Prompt Processing"]  # "(optional)" is no name
 
 
+def test_a_bold_participle_of_a_verb_the_document_writes_labels_a_state() -> None:
+    doc = _doc(
+        "Each checkpoint tries to truncate the log. The outcomes:\n\n"
+        "- **Truncated**: the log is reset.\n- **Seed**: the first value.\n"
+        "- **Locked**: no writer may enter."
+    )
+    # "Truncated" of "truncate": an outcome; "Locked" of no verb the text writes stays a term
+    assert defined_terms(doc) == ["Seed", "Locked"]
+
+
 def test_an_abbreviation_defines_the_words_whose_initials_it_spells() -> None:
     doc = _doc("Memory is freed by safe memory reclamation (SMR). It costs (a lot) of time.")
     assert defined_abbreviations(doc) == {"Safe memory reclamation": ("SMR",)}

@@ -29,12 +29,33 @@ def defined_terms(doc: Document) -> list[str]:
             terms += [c for c in block.code_spans[:1] if re.fullmatch(r"[\w.-]{3,40}", c)]
     seen: set[str] = set()
     unique = []
+    text = " ".join(b.text for b in doc.blocks).casefold()
     for t in terms:
         key = name_key(t)
+        if _a_state(t, text):
+            continue
         if key and key not in seen and key not in GENERIC_KEYS:
             seen.add(key)
             unique.append(t)
     return unique
+
+
+MIN_VERB = 4  # letters of the shortest verb a participle term is checked against
+
+
+def _a_state(term: str, text: str) -> bool:
+    """Whether a bold term is one past participle of a verb the document writes (`text`,
+    case-folded): "**Truncated** (`Code == 0`): the WAL is reset" labels an outcome of
+    "truncate", as "**Deprecated**" or "**Supported**" label a state; a page of it names no
+    thing. "Seed" or "Embed" are no participles: no verb of four letters or more before the
+    "-ed"."""
+    word = term.strip().casefold()
+    if " " in word or not word.endswith("ed") or not word.isalpha():
+        return False
+    bases = {word[:-2], word[:-1]}  # "locked" → "lock", "truncated" → "truncate"
+    return any(
+        len(b) >= MIN_VERB and re.search(rf"(?<![\w-]){b}(?:s)?(?![\w-])", text) for b in bases
+    )
 
 
 # what a one-word code name is ("the `clean` filter"), singular
