@@ -101,14 +101,18 @@ def test_a_gerund_and_its_stem_are_one_page() -> None:
 # ── the Resolver: nothing distinct merges, in either direction ───────────────────────────
 
 
-def _vault(tmp_path: Path, pages: dict[str, list[str]]) -> Vault:
+def _vault(tmp_path: Path, pages: dict[str, list[str]], *, facts: int = 0) -> Vault:
+    """Concept pages of `pages` (title → aliases), each with `facts` cited facts."""
     wiki = tmp_path / "wiki"
     (wiki / "concepts").mkdir(parents=True, exist_ok=True)
-    for title, aliases in pages.items():
+    for n, (title, aliases) in enumerate(pages.items()):
+        bullets = "".join(
+            f"- {title} fact {i}. [[sources/old#^p{i}]] ^f-{n:03d}{i:03d}\n" for i in range(facts)
+        )
         page = Page(
             f"concepts/{title.lower().replace(' ', '-').replace('_', '-')}.md",
             {"type": "concept", "title": title, "aliases": aliases},
-            f"# {title}\n",
+            f"# {title}\n" + (f"\n## Facts\n\n{bullets}" if facts else ""),
         )
         (wiki / page.path).write_text(render_page(page), encoding="utf-8")
     return Vault.load(wiki)
@@ -218,25 +222,9 @@ def test_a_source_that_names_a_page_once_or_a_series_member_adds_nothing(tmp_pat
     assert not plan.topics[0][1].exists
 
 
-def _vault_with_facts(tmp_path: Path, titles: list[str], facts: int) -> Vault:
-    wiki = tmp_path / "wiki"
-    (wiki / "concepts").mkdir(parents=True, exist_ok=True)
-    for n, title in enumerate(titles):
-        bullets = "".join(
-            f"- {title} fact {i}. [[sources/old#^p{i}]] ^f-{n:03d}{i:03d}\n" for i in range(facts)
-        )
-        page = Page(
-            f"concepts/{title.lower().replace(' ', '-')}.md",
-            {"type": "concept", "title": title, "aliases": []},
-            f"# {title}\n\n## Facts\n\n{bullets}",
-        )
-        (wiki / page.path).write_text(render_page(page), encoding="utf-8")
-    return Vault.load(wiki)
-
-
 def test_one_sentence_about_a_page_or_naming_a_rare_name_joins_it(tmp_path: Path) -> None:
     pages = ["Dependency resolution", "Hash checking", "Version control", "DELETE", "Version"]
-    vault = _vault_with_facts(tmp_path, pages, ONE_SENTENCE_PAGE)
+    vault = _vault(tmp_path, {name: [] for name in pages}, facts=ONE_SENTENCE_PAGE)
     ex = _extraction(
         "pipenv",
         [
@@ -261,7 +249,7 @@ def test_one_sentence_about_a_page_or_naming_a_rare_name_joins_it(tmp_path: Path
 
 
 def test_one_sentence_naming_a_rare_name_never_joins_a_small_page(tmp_path: Path) -> None:
-    vault = _vault_with_facts(tmp_path, ["Hash checking"], ONE_SENTENCE_PAGE - 1)
+    vault = _vault(tmp_path, {"Hash checking": []}, facts=ONE_SENTENCE_PAGE - 1)
     ex = _extraction(
         "pipenv",
         ["Pipenv locks a project.", "Pipenv reads the Pipfile.", "Pipenv runs hash checking."],

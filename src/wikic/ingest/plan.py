@@ -584,9 +584,9 @@ def join_shared(
         if (
             len(ids) < join_evidence(target.title)
             and not about_page(named[target.path], ids, plan.extraction.sentences)
-            and not (
-                planned(target) >= ONE_SENTENCE_PAGE
-                and _named_once(named[target.path], ids, plan.extraction.sentences)
+            and not (  # the names first: `planned` may read the page
+                _named_once(named[target.path], ids, plan.extraction.sentences)
+                and planned(target) >= ONE_SENTENCE_PAGE
             )
         ):
             continue
