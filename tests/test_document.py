@@ -474,6 +474,32 @@ def test_docs_site_markup_is_not_the_texts_words() -> None:
     assert doc.blocks[6].markdown == "See Activating. Set `in-project`."
 
 
+def test_a_myst_admonition_is_the_texts_words_and_a_directive_of_code_stays_code() -> None:
+    """Sphinx/MyST directives, as pip's documentation writes them (scripts/data/overlap): an
+    admonition's or version note's body is paragraphs (its options and a one-word title are
+    labels, a version note's argument its version); `{pip-cli}` shows a command line."""
+    doc = parse(
+        "```{versionchanged} 20.3\nPip's resolver can now backtrack.\n```\n\n"
+        "````{admonition} Example\n:class: tip\n\nThe user requests `pip install tea`.\n\n"
+        "```\n$ pip install tea\n```\n````\n\n"
+        "```{admonition} Should I pin versions?\nPin them in applications.\n```\n\n"
+        "```{note} Backtracking is not a bug.\nIt is how resolution works.\n```\n\n"
+        "```{pip-cli}\n$ pip install tea\n```\n"
+    )
+    assert [(b.kind, b.text.strip(), b.example) for b in doc.blocks] == [
+        ("paragraph", "Pip's resolver can now backtrack.", False),
+        ("paragraph", "The user requests pip install tea.", True),
+        ("code", "$ pip install tea", True),
+        ("paragraph", "Should I pin versions?", False),
+        ("paragraph", "Pin them in applications.", False),
+        ("paragraph", "Backtracking is not a bug. It is how resolution works.", False),
+        ("code", "$ pip install tea", False),
+    ]
+    assert doc.blocks[1].code_spans == ("pip install tea",)
+    mkdocs = parse('!!! example\n    Run `my-app`.\n\n!!! tip "Example: a pin"\n    Pin.\n')
+    assert [b.example for b in mkdocs.blocks] == [True, True, True]  # title, body; body
+
+
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     doc = parse("1986\\. A fine year.\n\n\\- not an item\n")
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]

@@ -116,6 +116,14 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         "Prefix caching needs memory for every stored prompt.\n",
         _has("Prefix caching"),
     ),
+    "made-up-names": (
+        "This section uses hypothetical packages (`package_coffee` and `package_tea`) to show "
+        "a conflict.\n\n`package_coffee` depends on an old `package_water`. Pin "
+        "`package_coffee` to resolve it.\n",
+        lambda r: (
+            "package_coffee" not in r["names"] and "package_coffee" not in _topics(r)
+        ),  # off: offered, and a page
+    ),
 }
 
 

@@ -3,8 +3,8 @@ unit in one catalogue, `FINDERS`, like lint's `RULES`.
 
 A finder reads a document (`Reading`) and returns what it found (`Found`): pages of its own
 (a section, the title's subject), names offered to the model, names that become pages when
-enough sentences name them, aliases, and names precise enough that one sentence will do.
-Extraction merges the enabled finders' findings in catalogue order, so with every finder on it
+enough sentences name them, aliases, and names precise enough that one sentence will do; one
+finds the names the document made up, which the others' findings then lose. Extraction merges the enabled finders' findings in catalogue order, so with every finder on it
 finds what it did before they were a catalogue; `ingest.disable_finders` in wikic.yaml and
 `scripts/bench_compile.py --code-only --without NAME` switch one off, and `--ablate` measures
 what each one adds (docs/topic-finders.md).
@@ -13,9 +13,9 @@ what each one adds (docs/topic-finders.md).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
-from functools import cached_property
+from functools import cached_property, partial
 
 from wikic.errors import ConfigError
 from wikic.language import actions as _actions
@@ -25,6 +25,7 @@ from wikic.language import discussed as _discussed
 from wikic.language import frequency as _frequency
 from wikic.language import headings as _headings
 from wikic.language import phrases as _phrases
+from wikic.language import placeholders as _placeholders
 from wikic.language import section_topics as _section_topics
 from wikic.language.sentences import Sentence
 from wikic.vault.document import Document
@@ -86,6 +87,7 @@ class Found:
     discussed: tuple[str, ...] = ()
     discussed_words: tuple[str, ...] = ()
     actions: tuple[_actions.ActionHeading, ...] = ()
+    made_up: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,14 @@ def shared_sections(r: Reading) -> Found:
     return Found(actions=tuple(_actions.action_headings(r.doc)))
 
 
+def made_up_names(r: Reading) -> Found:
+    """Names the document invents to illustrate (`package_coffee`, the `cup` of an example
+    box), which no finder may offer, make a page of or count as discussed: the document calls
+    them hypothetical, or brings them in inside a box titled "Example"
+    (`language.placeholders`). They are an example's props, not what the document is about."""
+    return Found(made_up=_placeholders.made_up_names(r.doc))
+
+
 # In this order extraction merges their findings (offers within a rank, evidence, aliases: a
 # later finder's aliases of a name replace an earlier one's).
 FINDERS: tuple[Finder, ...] = (
@@ -241,6 +251,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("shared-concepts", shared_concepts),
     Finder("field-terms", field_terms),
     Finder("shared-sections", shared_sections),
+    Finder("made-up-names", made_up_names),
 )
 FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
 
@@ -265,8 +276,27 @@ def enabled_finders(disabled: Iterable[str] = ()) -> tuple[Finder, ...]:
 
 
 def find_all(reading: Reading, finders: Sequence[Finder]) -> tuple[Found, ...]:
-    """What each of `finders` found in the document, in their order."""
-    return tuple(f.find(reading) for f in finders)
+    """What each of `finders` found in the document, in their order, less the names one of
+    them found made up (`made_up_names`)."""
+    found = tuple(f.find(reading) for f in finders)
+    made_up = [n for f in found for n in f.made_up]
+    return tuple(_without(f, made_up) for f in found) if made_up else found
+
+
+def _without(found: Found, made_up: Sequence[str]) -> Found:
+    """`found` without the names of `made_up` (compared by name key) as pages, offers,
+    evidence, aliases or discussed names."""
+    keep = partial(_placeholders.without, made_up=made_up)
+    return replace(
+        found,
+        sections=tuple(t for t in found.sections if keep([t.name])),
+        offers=tuple((rank, tuple(keep(names))) for rank, names in found.offers),
+        evidence=tuple(keep(found.evidence)),
+        aliases={k: tuple(keep(v)) for k, v in found.aliases.items() if keep([k])},
+        precise=tuple(keep(found.precise)),
+        discussed=tuple(keep(found.discussed)),
+        discussed_words=tuple(keep(found.discussed_words)),
+    )
 
 
 def offered_names(found: Sequence[Found]) -> list[str]:

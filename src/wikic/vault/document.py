@@ -56,6 +56,7 @@ class Block:
     code_spans: tuple[str, ...] = ()
     strong: tuple[str, ...] = ()
     footnote: str = ""
+    example: bool = False  # in an admonition titled "Example": it illustrates, made-up names
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ class _Builder:
         self.sections: list[tuple[str, int, tuple[str, ...], list[str]]] = []
         self.headings: list[tuple[int, str]] = []  # the open headings, outermost first
         self.n_sentences = 0
+        self.examples = 0  # admonitions titled "Example" the walk is inside
 
     def heading(self, node: SyntaxTreeNode) -> None:
         level = int(node.tag[1])
@@ -166,6 +168,7 @@ class _Builder:
             markdown=pending.markdown,
             sentences=tuple(sentences),
             **pending.extra,
+            example=self.examples > 0,
         )
         self.blocks.append(block)
         self.sections[-1][3].append(block_id)
@@ -186,7 +189,16 @@ class _Builder:
                 # the body answers; the default one is its kind's name ("Tip"): a label
                 titled = '"' in node.info
                 kept = [c for c in node.children if titled or c.type != "admonition_title"]
-                self.walk(kept, ctx)
+                example = any(_is_example(part) for part in node.info.split('"'))
+                self._walk_box(kept, ctx, example=example)
+                previous = None
+                continue
+            if kind == "fence" and (directive := _prose_directive(node)) is not None:
+                # a MyST/Sphinx admonition or version note (```{note}, ````{admonition} …):
+                # its body is the document's text, as an MkDocs admonition's
+                title, body, example = directive
+                for text in (title, body):
+                    self._walk_box(SyntaxTreeNode(_MD.parse(text)).children, ctx, example=example)
                 previous = None
                 continue
             if kind in ("bullet_list", "ordered_list"):
@@ -194,6 +206,14 @@ class _Builder:
                 previous = None
                 continue
             previous = self.leaf(node, ctx)
+
+    def _walk_box(self, nodes: list[SyntaxTreeNode], ctx: _Context, *, example: bool) -> None:
+        """An admonition's body; its blocks are marked `example` in one titled "Example"."""
+        self.examples += example
+        try:
+            self.walk(nodes, ctx)
+        finally:
+            self.examples -= example
 
     def leaf(self, node: SyntaxTreeNode, ctx: _Context) -> Block | None:
         kind = node.type
@@ -265,6 +285,51 @@ def _paragraph(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
     return _Pending(
         "paragraph", inline.text, md, [(inline.text, inline.protected)], extra=_spans(inline)
     )
+
+
+# MyST (Sphinx) directives whose body is prose: admonitions and version notes. Others
+# (```{code-block} python, ```{pip-cli}, ```{toctree}) stay what they show, code.
+_PROSE_DIRECTIVES = frozenset(
+    {
+        "admonition", "note", "tip", "hint", "important", "warning", "caution", "attention",
+        "danger", "error", "seealso", "versionadded", "versionchanged", "deprecated", "topic",
+        "sidebar",
+    }
+)  # fmt: skip
+_DIRECTIVE_RE = re.compile(r"\{([\w-]+)\}\s*(.*)")
+_DIRECTIVE_OPTION_RE = re.compile(r":[\w-]+:.*")  # ":class: tip" at the top of its body
+
+
+_EXAMPLE_RE = re.compile(r"(?:example|examples)\b", re.IGNORECASE)
+
+
+def _is_example(info: str) -> bool:
+    """Whether an admonition's kind or title ("example", "Example: a dependency conflict")
+    says it holds an example."""
+    return bool(_EXAMPLE_RE.match(info.strip()))
+
+
+def _prose_directive(node: SyntaxTreeNode) -> tuple[str, str, bool] | None:
+    """(title, body, whether it is an example) of a fence that is a MyST directive with a
+    prose body (`_PROSE_DIRECTIVES`), else None. The title is an `{admonition}`'s argument of
+    two words or more ("Should I commit the lock file?"); one word ("Example") labels the box,
+    as an MkDocs admonition's default title does, and a version note's argument is its version
+    ("20.3")."""
+    m = _DIRECTIVE_RE.fullmatch(node.info.strip())
+    if m is None or m.group(1).casefold() not in _PROSE_DIRECTIVES:
+        return None
+    lines = node.content.split("\n")
+    while lines and _DIRECTIVE_OPTION_RE.fullmatch(lines[0].strip()):
+        lines.pop(0)
+    name, argument = m.group(1).casefold(), m.group(2).strip()
+    example = name == "admonition" and _is_example(argument)
+    if name == "admonition":
+        title = argument if len(argument.split()) >= 2 else ""
+    elif name in ("versionadded", "versionchanged", "deprecated"):
+        title = ""
+    else:  # "```{note} The text": the argument is the body's first line
+        title, lines = "", [argument, *lines] if argument else lines
+    return title, "\n".join(lines), example
 
 
 def _code(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
