@@ -500,6 +500,32 @@ def test_a_myst_admonition_is_the_texts_words_and_a_directive_of_code_stays_code
     assert [b.example for b in mkdocs.blocks] == [True, True, True]  # title, body; body
 
 
+def test_content_tabs_and_colon_fences_are_the_texts_words() -> None:
+    """MkDocs Material content tabs (uv's and vLLM's installation pages) and colon-fenced
+    boxes (MyST, Docusaurus): their bodies are prose and fenced code, not an indented code
+    block or a paragraph holding `:::`; a tab's label is left out, and `===` inside fenced
+    code is code."""
+    doc = parse(
+        'Install uv.\n\n=== "macOS and Linux"\n\n    Use `curl` to run the script.\n\n'
+        "    ```console\n    $ curl -LsSf https://astral.sh/uv/install.sh | sh\n    ```\n\n"
+        '=== "Windows"\n\n    Use `irm` to run it.\n\nThen run `uv`.\n\n'
+        '```text\n=== "not a tab"\n    inside\n```\n\n'
+        ":::{warning}\nDo not delete the `.venv` folder.\n:::\n\n"
+        ":::tip Example: pin it\nPin `foo` in the lock file.\n:::\n"
+    )
+    assert [(b.kind, b.text.strip(), b.example) for b in doc.blocks] == [
+        ("paragraph", "Install uv.", False),
+        ("paragraph", "Use curl to run the script.", False),
+        ("code", "$ curl -LsSf https://astral.sh/uv/install.sh | sh", False),
+        ("paragraph", "Use irm to run it.", False),
+        ("paragraph", "Then run uv.", False),
+        ("code", '=== "not a tab"\n    inside', False),
+        ("paragraph", "Do not delete the .venv folder.", False),
+        ("paragraph", "Example: pin it", True),
+        ("paragraph", "Pin foo in the lock file.", True),
+    ]
+
+
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     doc = parse("1986\\. A fine year.\n\n\\- not an item\n")
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]

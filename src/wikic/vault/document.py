@@ -24,6 +24,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -103,6 +104,7 @@ _MD = (
     .use(front_matter_plugin)
     .use(footnote_plugin)
     .use(admon_plugin)  # `!!! note`, `??? tip "Title"`: MkDocs and Python-Markdown admonitions
+    .use(colon_fence_plugin)  # `:::{note}` (MyST), `:::tip Title` (Docusaurus): boxes of text
 )
 _DATE_PREFIX_RE = re.compile(r"(\d{4}-\d{2}-\d{2})[-_ ]*(.*)")
 _ANCHOR_ONLY_RE = re.compile(r"[\s\d.,;:|/()\-–—•·]*")
@@ -193,7 +195,7 @@ class _Builder:
                 self._walk_box(kept, ctx, example=example)
                 previous = None
                 continue
-            if kind == "fence" and (directive := _prose_directive(node)) is not None:
+            if kind in ("fence", "colon_fence") and (directive := _prose_directive(node)):
                 # a MyST/Sphinx admonition or version note (```{note}, ````{admonition} …):
                 # its body is the document's text, as an MkDocs admonition's
                 title, body, example = directive
@@ -311,11 +313,15 @@ def _is_example(info: str) -> bool:
 
 def _prose_directive(node: SyntaxTreeNode) -> tuple[str, str, bool] | None:
     """(title, body, whether it is an example) of a fence that is a MyST directive with a
-    prose body (`_PROSE_DIRECTIVES`), else None. The title is an `{admonition}`'s argument of
+    prose body (`_PROSE_DIRECTIVES`), or of a colon fence (any: a box of text), else None. The title is an `{admonition}`'s argument of
     two words or more ("Should I commit the lock file?"); one word ("Example") labels the box,
     as an MkDocs admonition's default title does, and a version note's argument is its version
     ("20.3")."""
     m = _DIRECTIVE_RE.fullmatch(node.info.strip())
+    if node.type == "colon_fence" and m is None:  # `:::tip Title`: a box of text, titled
+        kind, _, argument = node.info.strip().partition(" ")
+        example = _is_example(kind) or _is_example(argument)
+        return (argument if len(argument.split()) >= 2 else ""), node.content, example
     if m is None or m.group(1).casefold() not in _PROSE_DIRECTIVES:
         return None
     lines = node.content.split("\n")
@@ -456,9 +462,47 @@ def _without_shortcodes(text: str) -> str:
     return "".join([*out, _SHORTCODE_RE.sub("", text[end:])])
 
 
+# a content tab of MkDocs Material (pymdownx.tabbed): `=== "macOS and Linux"`, its body
+# indented four spaces under it
+_TAB_RE = re.compile(r'(?P<indent> {0,3}(?: {4})*)===[!+]? +"[^"\n]*" *')
+_FENCE_OPEN_RE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _tabs_opened(text: str) -> str:
+    """`text` with each content tab's body moved out to its tab's own indent and the tab's
+    label (`=== "pip"`) left out: without the extension, markdown reads a tab's body as an
+    indented code block, prose and fenced code alike. Fenced code is left as it is."""
+    if "===" not in text:
+        return text
+    lines, out, i = text.split("\n"), [], 0
+    fence = ""
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if fence:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            out.append(line)
+            continue
+        if m := _FENCE_OPEN_RE.match(line):
+            fence = m.group(1)
+            out.append(line)
+            continue
+        if (tab := _TAB_RE.fullmatch(line)) is None:
+            out.append(line)
+            continue
+        inner = tab.group("indent") + "    "
+        out.append("")
+        while i < len(lines) and (not lines[i].strip() or lines[i].startswith(inner)):
+            body = lines[i]
+            out.append(tab.group("indent") + body[len(inner) :] if body.strip() else "")
+            i += 1
+    return "\n".join(out)
+
+
 def parse_document(text: str, *, filename: str, segment: Segmenter | None = None) -> Document:
     """The document in `text`; `filename` only names it when nothing inside does."""
-    tree = SyntaxTreeNode(_MD.parse(_without_shortcodes(text)))
+    tree = SyntaxTreeNode(_MD.parse(_tabs_opened(_without_shortcodes(text))))
     if segment is None:
         words = bare_words(text)  # an abbreviation of nupunkt's that is a word here
 
