@@ -18,6 +18,7 @@ from wikic.language.openings import (
     cut_before_code,
     defines,
     defining_text,
+    glossary_kind,
     opening_fault,
     points_back,
 )
@@ -119,6 +120,29 @@ def test_a_sentence_that_points_back_opens_a_page_only_when_nothing_better_does(
         "An LTX file is an additional packaging format for these change sets.",
     ]
     assert defining_text("LTX file", ltx) == ltx[1]
+
+
+def test_a_glossary_entry_for_the_subject_says_what_it_is() -> None:
+    """A glossary's entry ("Digest: a unique identifier …") defines its term as "X is …"
+    does, better than a sentence that says where it is defined; a feature list's entry for
+    a function says what it does, better than a sentence that only uses it. Another term's
+    entry, or a label ("Note:"), does not."""
+    digests = [
+        "Digests are defined under the specification's appendix.",
+        "Digest: a unique identifier created from a cryptographic hash of a Blob's content.",
+    ]
+    assert defining_text("Digests", digests) == digests[1]
+    assert glossary_kind(["Digests"], "_Digest_: a hash.") is True
+    intern = [
+        "Using `_PyUnicode_InternStatic` on these is an error; the other cases don't change.",
+        "`_PyUnicode_InternStatic`: intern a static singleton (`_Py_STR` or one-byte).",
+    ]
+    assert defining_text("_PyUnicode_InternStatic", intern) == intern[1]
+    assert glossary_kind(["_PyUnicode_InternStatic"], intern[1]) is False  # no kind named
+    assert glossary_kind(["Digests"], "Blob: a digest's content.") is None
+    feature = "Dependency resolution: Captures the complete dependency graph."  # a lock file's
+    assert glossary_kind(["Dependency resolution"], feature) is None
+    assert glossary_kind(["Digests"], "Note: digests are hashes.") is None
 
 
 def test_an_opening_names_its_subject() -> None:

@@ -221,6 +221,9 @@ def opening_faults(
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and any(_opens_with(name, text[: verb.start()]) for name in own))
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
+    glossed = glossary_kind(own, text) if names else None
+    if glossed is not None:  # "Digest: a unique identifier …": a glossary's entry for it
+        subject, kind = True, kind or glossed
     opens = starts_sentence(text)
     return OpeningFaults(
         not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
@@ -232,11 +235,45 @@ def opening_faults(
         weak=follows_on(text) or not opens,
         no_kind=not kind,
         points=points_back(text),
-        no_definition=not (names and verb),
+        no_definition=not (names and (verb or glossed is not None)),
         row=table_row_reason(text) is not None,
         no_opening=not opens,
         unnamed=not names,
     )
+
+
+# a glossary's or a feature list's entry: "Digest: a unique identifier …", "`--frozen`: use
+# the lock file as it is"; what follows the colon names a kind of thing after an article
+_GLOSSED_RE = re.compile(r"\s*[*`\"“]*(?P<term>[^:*`\"”\n]{1,60}?)[*`\"”]*\s*:\s+(?=\S)")
+_ARTICLE_RE = re.compile(r"(?:a|an|the|one)\s", re.IGNORECASE)
+
+
+def glossary_kind(names: Sequence[str], text: str) -> bool | None:
+    """Whether `text` is the entry of a glossary or a feature list for the subject called
+    `names`: the subject (singular or plural) before a colon, what it is or does after it
+    ("Digest: a unique identifier created from a cryptographic hash of a Blob's content.",
+    "`_PyUnicode_InternStatic`: intern a static singleton …"). True when the entry names a
+    kind of thing (an article after the colon), False when it is code's entry saying what it
+    does, None when `text` is no such entry, or a plain label's of a feature list ("Dependency
+    resolution: Captures the complete dependency graph …", a lock file's feature). Such an
+    entry says what its term is, as "X is …" does."""
+    m = _GLOSSED_RE.match(plain_or_code(text))
+    if m is None:
+        return None
+    term = m.group("term").strip().strip("_").casefold()  # "_Digest_:" emphasised
+    forms = {n.strip("`").strip("_").casefold() for n in names if n}
+    if not any(term in (f, f + "s", f.removesuffix("s")) for f in forms):
+        return None
+    if _ARTICLE_RE.match(plain_or_code(text), m.end()):
+        return True
+    # an identifier's entry says what it does; a plain label's ("Dependency resolution:
+    # Captures the complete dependency graph …", of a lock file's features) what else does
+    return False if text.lstrip("*_").startswith("`") else None
+
+
+def plain_or_code(text: str) -> str:
+    """`text` with its Markdown links as their text: "[Blob](#blob): …" reads "Blob: …"."""
+    return re.sub(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)", r"\1", text)
 
 
 def _opens_with(title: str, head: str) -> bool:
