@@ -526,6 +526,21 @@ def test_content_tabs_and_colon_fences_are_the_texts_words() -> None:
     ]
 
 
+def test_a_block_keeps_the_texts_of_its_links_to_its_own_site() -> None:
+    """A link to a path of the site loses its target in the markdown (it would be broken in
+    the wiki); the block keeps its text. A web address, an anchor and code are not such."""
+    doc = parse(
+        "See the [Configuration Reference](/reference/config), [RFC 6838](https://x.org/r), "
+        "[below](#below) and [`pdm lock`](../cli.md#lock).\n\n"
+        "| Option | Where |\n|---|---|\n| retention | [Retention guide](./retention.md) |\n"
+    )
+    assert [b.site_links for b in doc.blocks] == [
+        ("Configuration Reference",),
+        ("Retention guide",),
+    ]
+    assert "(/reference/config)" not in doc.blocks[0].markdown
+
+
 def test_text_that_looks_like_a_list_stays_a_paragraph() -> None:
     doc = parse("1986\\. A fine year.\n\n\\- not an item\n")
     assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph"]

@@ -124,6 +124,12 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
             "package_coffee" not in r["names"] and "package_coffee" not in _topics(r)
         ),  # off: offered, and a page
     ),
+    "site-page-titles": (
+        "Compaction runs every hour. See the [Configuration Reference](/reference/config) "
+        "for the intervals.\n\nThe [Configuration Reference](/reference/config) lists "
+        "every option.\n\nThe [Configuration Reference](/reference/config) has examples.\n",
+        lambda r: "Configuration Reference" not in r["names"],  # off: a recurring name
+    ),
 }
 
 

@@ -1,10 +1,11 @@
-"""wikic.language.placeholders: the names a document invents to illustrate are no topics."""
+"""wikic.language.placeholders: the names a document invents to illustrate, and the titles of
+its site's other pages, are no topics."""
 
 from __future__ import annotations
 
 import textwrap
 
-from wikic.language.placeholders import made_up_names, without
+from wikic.language.placeholders import made_up_names, site_page_titles, without
 from wikic.vault.document import parse_document
 
 
@@ -62,3 +63,27 @@ def test_a_document_without_examples_invents_nothing() -> None:
 def test_without_drops_a_made_up_name_and_a_command_line_naming_one() -> None:
     made_up = ["package_coffee", "cup"]
     assert without(["Package_Coffee", "pip", "cup", "pip install cup"], made_up) == ["pip"]
+
+
+def test_a_title_the_document_writes_only_as_a_link_to_its_site_is_another_pages() -> None:
+    """Litestream's "How it works" (scripts/data/overlap) sends the reader to its
+    Configuration Reference twice and to Getting Started once; it discusses neither. A web
+    address's text (`RFC 6838`), an anchor's, code (`SET TRANSACTION`), lower case and a title
+    the prose also writes plainly keep their names."""
+    doc = parse_document(
+        textwrap.dedent(
+            """
+            Intervals are configurable; see the [Configuration Reference](/reference/config).
+            Values comply with [RFC 6838](https://www.rfc-editor.org/rfc/rfc6838). Read
+            [Static URLs](#static-urls), [`SET TRANSACTION`](/sql/set.md) and the
+            [optional dependencies](./deps.md#optional). The [Lock File](./lock.md) is below.
+
+            The Lock File pins versions.
+
+            - [Getting Started](/getting-started) - Hands-on tutorial
+            - [Configuration Reference](/reference/config) - Every option
+            """
+        ),
+        filename="d.md",
+    )
+    assert site_page_titles(doc) == ("Configuration Reference", "Getting Started")

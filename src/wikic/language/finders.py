@@ -3,9 +3,10 @@ unit in one catalogue, `FINDERS`, like lint's `RULES`.
 
 A finder reads a document (`Reading`) and returns what it found (`Found`): pages of its own
 (a section, the title's subject), names offered to the model, names that become pages when
-enough sentences name them, aliases, and names precise enough that one sentence will do; one
-finds the names the document made up, which the others' findings then lose. Extraction merges the enabled finders' findings in catalogue order, so with every finder on it
-finds what it did before they were a catalogue; `ingest.disable_finders` in wikic.yaml and
+enough sentences name them, aliases, and names precise enough that one sentence will do; two
+find names that are no topic (made up, another page's title), which the others' findings then
+lose. Extraction merges the enabled finders' findings in catalogue order, so with every finder
+on it finds what it did before they were a catalogue; `ingest.disable_finders` in wikic.yaml and
 `scripts/bench_compile.py --code-only --without NAME` switch one off, and `--ablate` measures
 what each one adds (docs/topic-finders.md).
 """
@@ -87,7 +88,7 @@ class Found:
     discussed: tuple[str, ...] = ()
     discussed_words: tuple[str, ...] = ()
     actions: tuple[_actions.ActionHeading, ...] = ()
-    made_up: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()  # names that are no topic: the others' findings lose them
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,17 @@ def made_up_names(r: Reading) -> Found:
     box), which no finder may offer, make a page of or count as discussed: the document calls
     them hypothetical, or brings them in inside a box titled "Example"
     (`language.placeholders`). They are an example's props, not what the document is about."""
-    return Found(made_up=_placeholders.made_up_names(r.doc))
+    return Found(excluded=_placeholders.made_up_names(r.doc))
+
+
+def site_page_titles(r: Reading) -> Found:
+    """Titles of other pages of the document's site, which no finder may offer, make a page
+    of or count as discussed: a run of capitalised words the document writes only as the text
+    of a link to a page of its own site ("see the [Configuration Reference](/reference/config)
+    for details", "[Getting Started](/getting-started)"), which names that page, not a thing
+    it discusses (`language.placeholders.site_page_titles`). A web address elsewhere
+    (`[RFC 6838](https://…)`) and an anchor in the document itself keep their names."""
+    return Found(excluded=_placeholders.site_page_titles(r.doc))
 
 
 # In this order extraction merges their findings (offers within a rank, evidence, aliases: a
@@ -252,6 +263,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("field-terms", field_terms),
     Finder("shared-sections", shared_sections),
     Finder("made-up-names", made_up_names),
+    Finder("site-page-titles", site_page_titles),
 )
 FINDER_NAMES: tuple[str, ...] = tuple(f.name for f in FINDERS)
 
@@ -277,16 +289,16 @@ def enabled_finders(disabled: Iterable[str] = ()) -> tuple[Finder, ...]:
 
 def find_all(reading: Reading, finders: Sequence[Finder]) -> tuple[Found, ...]:
     """What each of `finders` found in the document, in their order, less the names one of
-    them found made up (`made_up_names`)."""
+    them excludes (`made_up_names`, `site_page_titles`)."""
     found = tuple(f.find(reading) for f in finders)
-    made_up = [n for f in found for n in f.made_up]
-    return tuple(_without(f, made_up) for f in found) if made_up else found
+    excluded = [n for f in found for n in f.excluded]
+    return tuple(_without(f, excluded) for f in found) if excluded else found
 
 
-def _without(found: Found, made_up: Sequence[str]) -> Found:
-    """`found` without the names of `made_up` (compared by name key) as pages, offers,
+def _without(found: Found, excluded: Sequence[str]) -> Found:
+    """`found` without the names of `excluded` (compared by name key) as pages, offers,
     evidence, aliases or discussed names."""
-    keep = partial(_placeholders.without, made_up=made_up)
+    keep = partial(_placeholders.without, excluded=excluded)
     return replace(
         found,
         sections=tuple(t for t in found.sections if keep([t.name])),

@@ -1,11 +1,13 @@
-"""Made-up names: what a document invents to illustrate something (`package_coffee`,
-`tea`, `my-app`) is no topic of the wiki, however often the example names it.
+"""Names that are no topic of the document, however often it writes them.
 
-A document says so in two ways: it calls the names hypothetical ("This section uses
-hypothetical packages (`package_coffee`, `package_tea`, and `package_water`) …", "… are
-made-up names"), or it brings them in inside a box titled "Example" (MkDocs `!!! example`,
-MyST ````{admonition} Example`) and writes them there more than anywhere else.
-English cue words.
+Made-up names, what a document invents to illustrate something (`package_coffee`, `tea`,
+`my-app`): it calls them hypothetical ("This section uses hypothetical packages
+(`package_coffee`, `package_tea`, and `package_water`) …", "… are made-up names"), or it brings
+them in inside a box titled "Example" (MkDocs `!!! example`, MyST ````{admonition} Example`)
+and writes them there more than anywhere else. English cue words.
+
+Titles of other pages of its site, which it only links to ("see the [Configuration
+Reference](/reference/config)").
 """
 
 from __future__ import annotations
@@ -58,10 +60,35 @@ def _name(code: str) -> str:
     return re.split(r"[\s=<>!~\[;,]", code.strip(), maxsplit=1)[0]
 
 
-def without(names: Sequence[str], made_up: Sequence[str]) -> list[str]:
-    """`names` less those one of `made_up` is or is a word of: the command line of an example
+def without(names: Sequence[str], excluded: Sequence[str]) -> list[str]:
+    """`names` less those one of `excluded` is or is a word of: the command line of an example
     (`pip install tea`) is the example's too."""
-    keys = {name_key(n) for n in made_up}
+    keys = {name_key(n) for n in excluded}
     return [
         n for n in names if name_key(n) not in keys and not {name_key(w) for w in n.split()} & keys
     ]
+
+
+_TITLE_WORD_RE = re.compile(r"[A-Z0-9][\w'’.-]*|&|of|and|or|with|for|the|to|in|on|a|an")
+
+
+def site_page_titles(doc: Document) -> tuple[str, ...]:
+    """Titles of other pages of `doc`'s site: link texts of two words or more in title case
+    ("Configuration Reference", "Read Replicas with VFS") that link to a path of the site
+    (`/reference/config`, `./export.md`: `Block.site_links`) and that the prose writes nowhere
+    but in such links. The text of a link to a web address (`[RFC 6838](https://…)`) or to an
+    anchor of the document names a thing it may discuss."""
+    linked: Counter[str] = Counter()
+    for block in doc.blocks:
+        for text in block.site_links:
+            words = text.split()
+            if len(words) >= 2 and all(_TITLE_WORD_RE.fullmatch(w) for w in words):
+                linked[" ".join(words)] += 1
+    if not linked:
+        return ()
+    prose = [b.text for b in doc.blocks if b.kind != "code"]
+    return tuple(
+        title
+        for title, times in linked.items()
+        if sum(len(re.findall(rf"(?<!\w){re.escape(title)}(?!\w)", t)) for t in prose) <= times
+    )

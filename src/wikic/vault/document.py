@@ -56,6 +56,7 @@ class Block:
     rows: tuple[tuple[str, ...], ...] = ()
     code_spans: tuple[str, ...] = ()
     strong: tuple[str, ...] = ()
+    site_links: tuple[str, ...] = ()  # texts of links to pages of its site (`prose.Inline`)
     footnote: str = ""
     example: bool = False  # in an admonition titled "Example": it illustrates, made-up names
 
@@ -265,8 +266,11 @@ def _lead_in(previous: Block | None, ctx: _Context) -> str:
     return ctx.parent_item
 
 
+_SPANS = ("code_spans", "strong", "site_links")  # what a block keeps of its inline runs
+
+
 def _spans(inline: Inline) -> dict[str, Any]:
-    return {"code_spans": tuple(inline.code_spans), "strong": tuple(inline.strong)}
+    return {k: tuple(getattr(inline, k)) for k in _SPANS}
 
 
 def _is_toc(paragraph: SyntaxTreeNode | None) -> bool:
@@ -313,10 +317,10 @@ def _is_example(info: str) -> bool:
 
 def _prose_directive(node: SyntaxTreeNode) -> tuple[str, str, bool] | None:
     """(title, body, whether it is an example) of a fence that is a MyST directive with a
-    prose body (`_PROSE_DIRECTIVES`), or of a colon fence (any: a box of text), else None. The title is an `{admonition}`'s argument of
-    two words or more ("Should I commit the lock file?"); one word ("Example") labels the box,
-    as an MkDocs admonition's default title does, and a version note's argument is its version
-    ("20.3")."""
+    prose body (`_PROSE_DIRECTIVES`), or of a colon fence (any: a box of text), else None. The
+    title is an `{admonition}`'s argument of two words or more ("Should I commit the lock
+    file?"); one word ("Example") labels the box, as an MkDocs admonition's default title
+    does, and a version note's argument is its version ("20.3")."""
     m = _DIRECTIVE_RE.fullmatch(node.info.strip())
     if node.type == "colon_fence" and m is None:  # `:::tip Title`: a box of text, titled
         kind, _, argument = node.info.strip().partition(" ")
@@ -356,7 +360,7 @@ def _table(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
     rows: list[list[str]] = []
     md_rows: list[str] = []
     aligns: list[str] = []
-    spans: dict[str, Any] = {"code_spans": (), "strong": ()}
+    spans: dict[str, Any] = dict.fromkeys(_SPANS, ())
     for section in node.children:  # thead, tbody
         for tr in section.children:
             cells = [
@@ -368,8 +372,8 @@ def _table(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
             rows.append([c.text for c in cells])
             md_rows.append("| " + " | ".join(c.markdown for c in cells) + " |")
             for c in cells:
-                spans["code_spans"] += tuple(c.code_spans)
-                spans["strong"] += tuple(c.strong)
+                for k in _SPANS:
+                    spans[k] += tuple(getattr(c, k))
     header, body = (rows[0], rows[1:]) if rows else ([], [])
     md_rows.insert(1, "| " + " | ".join(aligns) + " |")
     md = "\n".join(ctx.indent + row for row in md_rows)
@@ -398,7 +402,7 @@ def _quote(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
     callout marker leaves the text (the markdown keeps it)."""
     prose: list[tuple[str, list[tuple[int, int]]]] = []
     md_parts: list[str] = []
-    spans: dict[str, Any] = {"code_spans": (), "strong": ()}
+    spans: dict[str, Any] = dict.fromkeys(_SPANS, ())
     for inner in _descendants(node):
         if inner.type == "inline":
             inline = render_inline(inner)
@@ -415,8 +419,8 @@ def _quote(node: SyntaxTreeNode, ctx: _Context) -> _Pending:
                 prose.append((text, protected))
             if text or marker:
                 md_parts.append(markdown)
-                spans["code_spans"] += tuple(inline.code_spans)
-                spans["strong"] += tuple(inline.strong)
+                for k in _SPANS:
+                    spans[k] += tuple(getattr(inline, k))
         elif inner.type in ("fence", "code_block"):
             md_parts.append(_code(inner, _Context()).markdown)
     lines = [line for part in md_parts for line in [*part.split("\n"), ""]][:-1]

@@ -21,6 +21,7 @@ _ESCAPE_RE = re.compile(r"[\\`*_\[\]#$^|~]|%%|==|<|>|&(?=#?\w+;)")
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _LINE_START_RE = re.compile(r"^(?:([-+])|(\d+)([.)]))(?=\s|$)")
 _LINK_SCHEMES = ("http://", "https://", "mailto:")
+_SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # `ftp:`, `javascript:`
 # A MyST/Sphinx role (`{ref}`text <target>``) is text followed by inline code: a reference
 # reads as its text (or its label), any other role (`{func}`, `{envvar}`) as code.
 _ROLE_RE = re.compile(r"\{([a-z][\w:+-]*)\}$")
@@ -63,6 +64,9 @@ class Inline:
     strong: list[str] = field(default_factory=list)
     # (start, end) offsets in `text` of inline code, which sentence splitting must not cut.
     protected: list[tuple[int, int]] = field(default_factory=list)
+    # the texts of links to a path of the document's own site (`[Getting Started](/start)`),
+    # whose targets the markdown drops: not a web address, not an anchor of the document
+    site_links: list[str] = field(default_factory=list)
 
 
 class _Renderer:
@@ -144,9 +148,17 @@ class _Renderer:
         live = href.lower().startswith(_LINK_SCHEMES)
         if live:
             self.parts.append("[")
+        start, spans = len(self.out.text), len(self.out.code_spans)
         self.walk(node.children)
         if live:
             self.parts.append(f"]({_safe_url(href)})")
+        elif (
+            href
+            and not href.startswith("#")
+            and not _SCHEME_RE.match(href)
+            and len(self.out.code_spans) == spans  # [`SET TRANSACTION`](…) names code
+        ):
+            self.out.site_links.append(self.out.text[start:].strip())
 
     def emphasis(self, node: SyntaxTreeNode) -> None:
         is_strong = node.type == "strong"
