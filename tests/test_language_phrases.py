@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from wikic.language.phrases import topic_candidates
+from wikic.language.phrases import reads_as_clause, topic_candidates
 from wikic.language.sentences import fact_sentences
 from wikic.vault.document import parse_document
 
@@ -165,6 +165,23 @@ def test_the_end_of_a_capitalised_name_is_no_name_of_its_own() -> None:
     assert "Read Committed mode" in found and "Committed mode" not in found, found
     # after "The", or opening a sentence, a capital starts the name
     assert "Serializable mode" in found, found
+
+
+def test_a_subject_and_its_verb_is_no_candidate() -> None:
+    """pip's resolution guide (scripts/data/overlap): "Pip starts by picking …" and "pip
+    starts backtracking" made a page "Pip starts". A plural noun a verb follows stays, though
+    "by" and a gerund follow it too ("WAL buffers by holding …", "WAL buffers might …")."""
+    text = (
+        "Pip starts by picking the most recent version. When pip starts backtracking, it "
+        "slows. If pip starts over, it repeats the work.\n\n"
+        "WAL buffers by holding records save writes. WAL buffers might fill up. The WAL "
+        "buffers are flushed at commit.\n"
+    )
+    found = candidates(text)
+    assert "WAL buffers" in found, found
+    assert not any(c.casefold() == "pip starts" for c in found), found
+    assert reads_as_clause("Litestream works", ["Litestream works by effectively streaming."])
+    assert not reads_as_clause("Litestream", ["Litestream works by streaming."])  # one word
 
 
 def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:

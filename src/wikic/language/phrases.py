@@ -242,6 +242,8 @@ def topic_candidates(
             continue
         if _cut_name(key, counts, spelled) or _cut_after_name(spelled[key], texts):
             continue
+        if reads_as_clause(spelled[key], texts):
+            continue
         if key in compounds and any(
             counts[other] >= 0.7 * counts[key] and spelled[key] in spelled[other].split()
             for other in keep
@@ -252,6 +254,28 @@ def topic_candidates(
         if len(chosen) >= limit:
             break
     return [spelled[k] for k in chosen]
+
+
+# what only a plural noun, a subject, takes after it: a verb ("WAL buffers might …")
+_PREDICATE_WORDS = frozenset({
+    "are", "were", "can", "could", "may", "might", "will", "would", "should", "must", "have",
+    "had", "do", "did", "cannot", "is", "was",
+})  # fmt: skip
+
+
+def reads_as_clause(phrase: str, texts: Sequence[str]) -> bool:
+    """Whether a two-word phrase ending in -s (`VERB_S_RE`) is a subject and its verb, not a
+    name: `texts` write it before "by" and a gerund at least once ("Pip starts by picking
+    …", "Litestream works by effectively streaming …") and never before a verb ("WAL buffers
+    might …", "LTX files are …"). A pronoun or an article after it decides nothing: "the
+    package versions it needs" is a noun and its relative clause. English function words."""
+    words = phrase.split()
+    if len(words) != 2 or not VERB_S_RE.fullmatch(words[1]):
+        return False
+    at = rf"(?<![\w-]){re.escape(phrase)}\s+"
+    how = re.compile(at + r"by\s+(?:[a-z]+ly\s+)?[a-z]+ing\b", re.IGNORECASE)
+    verb = re.compile(at + rf"(?:{'|'.join(sorted(_PREDICATE_WORDS))})\b", re.IGNORECASE)
+    return any(how.search(t) for t in texts) and not any(verb.search(t) for t in texts)
 
 
 def _cut_name(key: str, counts: Counter[str], spelled: dict[str, str]) -> bool:
