@@ -184,6 +184,18 @@ def test_a_subject_and_its_verb_is_no_candidate() -> None:
     assert not reads_as_clause("Litestream", ["Litestream works by streaming."])  # one word
 
 
+def test_a_common_word_said_once_with_a_capital_is_no_name() -> None:
+    """Litestream's "See also" list (scripts/data/overlap): "Troubleshooting - Common issues
+    and solutions." offered the model "Common", and it made a page of it. A common word said
+    twice with its capital ("We run Black in CI and Black in a hook.") may be a name, and a rarer
+    one said once ("Consul") is."""
+    found = candidates(
+        "The guide has more.\n\n- Troubleshooting - Common issues and solutions.\n"
+        "- Leases - Kept by Consul, a service.\n\nWe run Black in CI and Black in a hook.\n"
+    )
+    assert "Common" not in found and "Consul" in found and "Black" in found, found
+
+
 def test_a_compound_word_said_in_three_sentences_is_a_candidate() -> None:
     text = (
         "A major change modifies the rustc-guide. The rustc-guide is always a draft. "

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from wikic.language.frequency import capital_only
 from wikic.language.sentences import Sentence
 from wikic.language.stopwords import CALENDAR_WORDS, DETERMINERS, TOPICLESS_WORDS
 from wikic.vault.names import name_key
@@ -227,6 +228,9 @@ def topic_candidates(
         for k in counts
         if (counts[k] >= 2 or weight[k] >= 2.0)
         and (k not in compounds or counts[k] >= MIN_COMPOUND_SENTENCES)
+        # a common word said once with a capital starts a description, not a name:
+        # "Troubleshooting - Common issues and solutions"
+        and not (counts[k] == 1 and capital_only(_spelling(spellings[k])))
     }
     score = {k: counts[k] * weight[k] * (1 + 0.25 * (len(k.split()) - 1)) for k in keep}
     ranked = sorted(keep, key=lambda k: (-score[k], k))
