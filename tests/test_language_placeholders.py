@@ -29,7 +29,7 @@ def test_names_the_document_calls_hypothetical_are_made_up() -> None:
 def test_names_an_example_box_brings_in_or_writes_most_are_made_up() -> None:
     """`cup` comes in inside the example box; `spoon` was listed once "e.g." before it and
     the box writes it twice; `pip` and the lock file are the document's own subjects, written
-    more outside the box than in it."""
+    more outside the box than in it; a line of output the box quotes names nothing."""
     assert _made_up(
         """
         Pip works out the dependencies (e.g. `spoon`) of what `pip` installs, as the
@@ -37,7 +37,7 @@ def test_names_an_example_box_brings_in_or_writes_most_are_made_up() -> None:
 
         ````{admonition} Example
         `pip` picks `spoon`, then `cup`. The version of `cup` clashes with `spoon`.
-        It records them in `pylock.toml`.
+        It records them in `pylock.toml`. The `Downloading cup-3.22.0` lines show it.
         ````
 
         Constrain `cup` to speed it up.

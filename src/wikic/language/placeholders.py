@@ -43,7 +43,8 @@ def made_up_names(doc: Document) -> tuple[str, ...]:
             if _MADE_UP_RE.search(sentence.text):
                 for n in (_name(x) for x in block.code_spans if x in sentence.text):
                     found.setdefault(name_key(n), n)
-        for n in (_name(x) for x in block.code_spans):
+        # a name, not a line of output (`Downloading cup-{version}`) nor a command line
+        for n in (x.strip() for x in block.code_spans if len(x.split()) == 1):
             key = name_key(n)
             spelling.setdefault(key, n)
             if block.example and not outside[key]:
