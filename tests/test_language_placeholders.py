@@ -21,7 +21,7 @@ def test_names_the_document_calls_hypothetical_are_made_up() -> None:
         This section uses hypothetical packages (`package_coffee`, `package_tea`, and
         `package_water`) to explain how pip resolves conflicts. Run `pip install` again.
 
-        Note: `package_coffee==0.44.1` fails to install.
+        Note: `package_coffee==0.44.1` is hypothetical too; `pip install` fails on it.
         """
     ) == ("package_coffee", "package_tea", "package_water")
 

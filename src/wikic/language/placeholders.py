@@ -41,7 +41,8 @@ def made_up_names(doc: Document) -> tuple[str, ...]:
             continue  # a code block shows names; it says nothing of them
         for sentence in block.sentences:
             if _MADE_UP_RE.search(sentence.text):
-                for n in (_name(x) for x in block.code_spans if x in sentence.text):
+                spans = [x for x in block.code_spans if x in sentence.text and len(x.split()) == 1]
+                for n in map(_name, spans):  # not the `pip install` it runs them with
                     found.setdefault(name_key(n), n)
         # a name, not a line of output (`Downloading cup-{version}`) nor a command line
         for n in (x.strip() for x in block.code_spans if len(x.split()) == 1):
