@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from wikic.language import grounding
-from wikic.language.prose_checks import cut_reason, plain, table_row_reason
+from wikic.language.prose_checks import cut_reason, links_as_text, plain, table_row_reason
 from wikic.language.sentences import refers_back as follows_on
 from wikic.language.sentences import starts_sentence
 
@@ -257,23 +257,19 @@ def glossary_kind(names: Sequence[str], text: str) -> bool | None:
     does, None when `text` is no such entry, or a plain label's of a feature list ("Dependency
     resolution: Captures the complete dependency graph …", a lock file's feature). Such an
     entry says what its term is, as "X is …" does."""
-    m = _GLOSSED_RE.match(plain_or_code(text))
+    flat = links_as_text(text)
+    m = _GLOSSED_RE.match(flat)
     if m is None:
         return None
     term = m.group("term").strip().strip("_").casefold()  # "_Digest_:" emphasised
     forms = {n.strip("`").strip("_").casefold() for n in names if n}
     if not any(term in (f, f + "s", f.removesuffix("s")) for f in forms):
         return None
-    if _ARTICLE_RE.match(plain_or_code(text), m.end()):
+    if _ARTICLE_RE.match(flat, m.end()):
         return True
     # an identifier's entry says what it does; a plain label's ("Dependency resolution:
     # Captures the complete dependency graph …", of a lock file's features) what else does
     return False if text.lstrip("*_").startswith("`") else None
-
-
-def plain_or_code(text: str) -> str:
-    """`text` with its Markdown links as their text: "[Blob](#blob): …" reads "Blob: …"."""
-    return re.sub(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)", r"\1", text)
 
 
 def _opens_with(title: str, head: str) -> bool:

@@ -265,6 +265,7 @@ _PREDICATE_WORDS = frozenset({
     "are", "were", "can", "could", "may", "might", "will", "would", "should", "must", "have",
     "had", "do", "did", "cannot", "is", "was",
 })  # fmt: skip
+_PREDICATE = "|".join(sorted(_PREDICATE_WORDS))
 
 
 def reads_as_clause(phrase: str, texts: Sequence[str]) -> bool:
@@ -278,7 +279,7 @@ def reads_as_clause(phrase: str, texts: Sequence[str]) -> bool:
         return False
     at = rf"(?<![\w-]){re.escape(phrase)}\s+"
     how = re.compile(at + r"by\s+(?:[a-z]+ly\s+)?[a-z]+ing\b", re.IGNORECASE)
-    verb = re.compile(at + rf"(?:{'|'.join(sorted(_PREDICATE_WORDS))})\b", re.IGNORECASE)
+    verb = re.compile(at + rf"(?:{_PREDICATE})\b", re.IGNORECASE)
     return any(how.search(t) for t in texts) and not any(verb.search(t) for t in texts)
 
 

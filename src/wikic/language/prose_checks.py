@@ -21,6 +21,8 @@ _ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 _FOOTNOTE_RE = re.compile(r"\[\^[^\]\s]+\]")
 _CODE_RE = re.compile(r"(`+)(.+?)\1")
 _MD_LINK_RE = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
+# a Markdown link or image, its text kept: `[Fly.io](https://fly.io/)`
+_LINK_OR_IMAGE_RE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
 _WORD_RE = re.compile(r"\w+")
 _CLOSERS = "\"'”’)]*_»"
 _TERMINAL = ".!?"
@@ -74,6 +76,12 @@ def fold(text: str) -> str:
 _INSTRUCTIONS_FOLDED = tuple(fold(t) for t in INSTRUCTION_TEXTS)
 _INSTRUCTION_BLOB = "\n".join(_INSTRUCTIONS_FOLDED)
 _INSTRUCTION_SET = frozenset(t.rstrip(" .:?") for t in _INSTRUCTIONS_FOLDED)
+
+
+def links_as_text(text: str) -> str:
+    """`text` with its Markdown links and images as their text: "[Blob](#blob): …" reads
+    "Blob: …", "… such as [Fly.io](https://fly.io/) or …" reads "… such as Fly.io or …"."""
+    return _LINK_OR_IMAGE_RE.sub(r"\1", text)
 
 
 def plain(text: str) -> str:

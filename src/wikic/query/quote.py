@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from wikic.language.prose_checks import links_as_text
 from wikic.language.stemming import stem
 from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.query.evidence import (
@@ -176,10 +177,6 @@ def _block(fact: Fact, block: tuple[str, str], kind: str) -> Block:
     )
 
 
-# a Markdown link or image: its text stays, its target goes (`[Fly.io](https://fly.io/)`)
-_MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*\)")
-
-
 _URL_RE = re.compile(r"<?\bhttps?://[^\s<>()]+>?")
 
 
@@ -187,7 +184,7 @@ def _flat(text: str) -> str:
     """`text` as its words, for finding one text in another; a Markdown link as its text: a
     fact is copied from its paragraph without the links' targets ("… such as Fly.io or
     Kubernetes, …" from "… such as [Fly.io](https://fly.io/) or …")."""
-    return " ".join(words(_MD_LINK_RE.sub(r"\1", text)))
+    return " ".join(words(links_as_text(text)))
 
 
 def _page_of(link: str) -> str:
