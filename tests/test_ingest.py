@@ -349,6 +349,16 @@ def test_by_default_an_updated_page_is_checked_for_contradictions_and_keeps_a_be
     later = [Fact("f-c", "Ollama can also be run in Podman.", ("x",))]
     again = _page_job([], plan, target, defined, later, "fact")  # type: ignore[arg-type]
     assert _page_result(again, None, target, SourceWrite(), "fact")[0] is None  # kept
+    # a lead that says what its subject does gives way to one that says what kind of thing
+    # it is; one that names its kind stays
+    does = "Ollama also runs models on the CPU."
+    doing = replace(
+        page,
+        props={"title": "Ollama", "summary": does},
+        body=page.body + f"- {does} [[sources/a#^p1]] ^f-dddddd\n",
+    )
+    again = _page_job([], plan, target, doing, fresh, "fact")  # type: ignore[arg-type]
+    assert _page_result(again, None, target, SourceWrite(), "fact")[0] == fresh[0].text
     # a lead that is no longer a fact of the page (its source changed) gives way
     gone = replace(defined, body=page.body)
     again = _page_job([], plan, target, gone, later, "fact")  # type: ignore[arg-type]

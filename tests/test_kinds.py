@@ -128,3 +128,17 @@ def test_a_page_named_with_its_kind_opens_with_what_its_short_name_is() -> None:
     assert defining_text(title, [mysql, postgres], aliases=aliases) == postgres
     # an abbreviation is no shorter title: "Each pp and tg test …" is about the tests
     assert subject_aliases("Prompt processing", "pp") == ()
+
+
+def test_a_page_titled_by_an_abbreviation_opens_with_the_sentence_defining_it_written_out() -> None:
+    # the overlap wiki's "WAL" page (titled by Litestream's heading "Understanding the WAL")
+    # opened with "The WAL also allows …": PostgreSQL's definition names it written out
+    does = (
+        "The WAL also allows read transactions to have their own snapshot view of the "
+        "database at the time the transaction started."
+    )
+    definition = "Write-Ahead Logging (WAL) is a standard method for ensuring data integrity."
+    aliases = subject_aliases("WAL", "WAL pages", "Write-Ahead Logging", "-wal")
+    assert aliases == ("Write-Ahead Logging",)
+    assert defining_text("WAL", [does, definition], aliases=aliases) == definition
+    assert subject_aliases("WAL", "Write-ahead journal") == ()  # other initials

@@ -25,6 +25,11 @@ from wikic.vault.document import parse_document
         ("Text generation with different models", None),  # a phrase with no name in it
         ("2. Speculative decoding", "Speculative decoding"),  # numbering is no part of it
         ("Overview of the Cranelift backend", "Cranelift backend"),
+        # a section that says what it does with a thing names the thing
+        ("Dealing with dependency conflicts", "dependency conflicts"),
+        ("Understanding the WAL", "WAL"),
+        ("Handling Hash Verification Failures", "Hash Verification Failures"),
+        ("Understanding your error message", None),  # the reader's case, not a thing
         ("`llama-server`", "llama-server"),
         ("LoRA", "LoRA"),
         # a capitalised word inside a phrase is a name ("Python"): the phrase names a thing

@@ -165,3 +165,40 @@ def test_a_plain_phrase_takes_a_page_after_names_headings_and_code(tmp_path) -> 
     ]
     titles = [t.title for _, t in plan(tmp_path, topics, max_pages=3).topics]
     assert titles == ["Flamegraph", "Self-Profile Working Group", "Trace files"]  # title case
+
+
+def _source(name: str, topics: list[Topic], discussed: tuple[str, ...] = ()) -> Extraction:
+    text = f"# {name}\n\nSome text.\n"
+    source = Source(f"raw/{name.lower()}.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename=f"{name.lower()}.md")
+    return Extraction(source, name, "Some text.", doc, {}, topics, discussed=discussed)
+
+
+def test_the_page_cap_keeps_what_another_source_discusses_first(tmp_path) -> None:
+    """LiteFS's "transaction ID", which Litestream discusses too, lost its page to the cap
+    and LiteFS's own headings: a topic another source of the batch has or discusses comes
+    before the topics only this source has; without that source the heavier topics win."""
+    (tmp_path / "wiki").mkdir()
+    topics = [
+        Topic("Guarantees", "concept", (), ("s1", "s2", "s3", "s4"), from_heading=True),
+        Topic("Leader election", "concept", (), ("s5", "s6", "s7"), from_heading=True),
+        Topic("transaction ID", "concept", (), ("s8", "s9")),
+        Topic("XOR", "concept", (), ("s10",)),  # one fact: last, shared or not
+    ]
+    other = _source("Litestream", [], discussed=("transaction ID", "XOR"))
+
+    def titles(sources: list[Extraction]) -> list[str]:
+        plans = plan_batch(
+            sources, Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=2
+        )
+        return [t.title for _, t in plans[0].topics]
+
+    assert titles([_source("LiteFS", topics)]) == ["Guarantees", "Leader election"]
+    assert titles([_source("LiteFS", topics), other]) == ["transaction ID", "Guarantees"]
+    # a page the wiki has already counts as another source's
+    from tests.helpers.lint_fixtures import topic_page
+
+    (tmp_path / "wiki" / "concepts").mkdir()
+    page = topic_page("concept", "Transaction ID", ["- An ID. ^f-1"], [], [])
+    (tmp_path / "wiki" / "concepts" / "transaction-id.md").write_text(page, encoding="utf-8")
+    assert titles([_source("LiteFS", topics)]) == ["Transaction ID", "Guarantees"]

@@ -211,6 +211,39 @@ class Resolver:
         return found
 
 
+class SharedNames:
+    """What the other sources of a batch write about, for the cap on a source's pages
+    (`ingest.max_pages_per_source`): a topic another source of the batch also has or discusses
+    (`Extraction.discussed`), or one the wiki has a page of, comes before the topics only this
+    source has (a topic of one fact still comes last). Compounding is for those: under the cap
+    the held-out OCI descriptors' `mediaType`, which the image manifest and index
+    specifications discuss too, had lost its place to "Implementations MAY"."""
+
+    def __init__(self, extractions: Sequence[Extraction]) -> None:
+        self._index: ConceptIndex[set[int]] = ConceptIndex()
+        for i, ex in enumerate(extractions):
+            if ex.episode:
+                continue
+            for name in (*ex.discussed, *(n for t in ex.topics for n in (t.name, *t.aliases))):
+                found = self._index.match(name)
+                if found is None:
+                    found = set()
+                    self._index.add([name], found)
+                found.add(i)
+
+    def elsewhere(self, topic: Topic, source: int, resolver: Resolver) -> bool:
+        """Whether another source of the batch (not `source`) has or discusses `topic`, or the
+        wiki has a page of it before the batch."""
+        for name in (topic.name, *topic.aliases):
+            found = self._index.match(name)
+            if found is not None and found - {source}:
+                return True
+            page = resolver.index.match(name)  # by key or abbreviation: no side effect
+            if page is not None and page.exists:
+                return True
+        return False
+
+
 def _plain(topic: Topic) -> bool:
     """A phrase of plain words that no heading gives ("trace files", "working directory"):
     its page comes after the names, headings and code names a reader looks up (the
@@ -256,14 +289,16 @@ def plan_batch(
     resolver = Resolver(vault, concepts, kinds)
     documents = [ex.document for ex in extractions]  # a title's case is every document's word
     plans = []
-    for ex in extractions:
+    for ex in extractions:  # members listed on their parents' pages, title subjects
+        placed = place_topics(ex)
+        ex.topics = placed.topics
+        ex.notes += placed.notes
+    shared = SharedNames(extractions)
+    for n, ex in enumerate(extractions):
         page = existing_source_pages.get(ex.source.rel)
         if page is None:
             page = resolver.reserve_source_page(ex.source.stem)
         plan = SourcePlan(ex, page)
-        placed = place_topics(ex)  # members listed on their parents' pages, title subjects
-        ex.topics = placed.topics
-        ex.notes += placed.notes
         # what code finds from the document's structure and evidence comes first, plain
         # phrases last among it; then the spare topics it found beyond the cap; then topics
         # of one fact (`_thin`); then the names only the model chose
@@ -272,6 +307,7 @@ def plan_batch(
             key=lambda it: (
                 it[1].from_model and not it[1].subject,  # a subject the model named too
                 _thin(it[1]),
+                not shared.elsewhere(it[1], n, resolver),
                 it[1].spare,
                 _plain(it[1]),
                 -it[1].weight,

@@ -601,8 +601,10 @@ def _better_lead(
     it. A lead stays unless it is no longer a fact of the page (its source changed; or a model
     wrote it, `page_summary: model`) or fails as one (it does not name the subject, refers
     back, is no sentence or a table row) and a fact now says what the subject is: a page first
-    met in passing gets the source that defines it, and a page does not change its opening with
-    every source."""
+    met in passing gets the source that defines it, and one that opened with what its subject
+    does ("The WAL also allows read transactions …") gets the fact that names its kind
+    ("Write-Ahead Logging (WAL) is a standard method …"); a page does not change its opening
+    with every source."""
     current = str(existing.props.get("summary") or "")
     shared = len(cited_sources(facts)) >= 2
     best = defining_fact(title, facts, shared=shared, aliases=aliases)
@@ -623,6 +625,8 @@ def _better_lead(
         return best  # a shared page opens with what the subject is, not what one tool does
     if now.weak or then.weak:
         return None if then.weak else best  # it refers back or opens mid-sentence
+    if now.no_kind and not then.no_subject and not then.no_kind:
+        return best  # what the subject is ("WAL is a standard method …") over what it does
     return best if now.no_subject and not then.no_subject else None  # this one defines it
 
 

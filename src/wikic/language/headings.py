@@ -65,6 +65,14 @@ _QUESTION_WORDS = {"how", "what", "why", "when", "where", "which", "using", "use
 _PART_OF_RE = re.compile(
     r"^(?:an? )?(?:overview|intro|introduction|summary|guide) (?:of|to) (?:the )?", re.I
 )
+# "Dealing with dependency conflicts", "Understanding the WAL", "Handling Hash Verification
+# Failures": a section that says what it does with a thing names the thing ("Understanding
+# your error message" is about the reader's case, not a thing: it stays a phrase)
+_TREATING_RE = re.compile(
+    r"^(?:understanding|dealing with|handling(?: of)?|working with|managing|introducing"
+    r"|getting started with|(?:a )?(?:closer )?look at) (?:the |an? )?(?!your )(?=\S)",
+    re.I,
+)
 # "rustc's self profiler": the thing is the profiler (the owner, `rustc`, is a page of its own)
 _POSSESSIVE_RE = re.compile(r"^(?:\S+['’]s )+(?=\S)")
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
@@ -81,6 +89,7 @@ def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     document's defined terms; a phrase that is one names it."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
     text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
+    text = _TREATING_RE.sub("", text)  # "Dealing with dependency conflicts": the conflicts
     # "CheckpointManager (the v10 motivation)": a parenthesis of several words, some lower
     # case, qualifies the name; one word ("(LTX)", "(v2)") may be another name or tell two
     # versions apart, and stays

@@ -21,6 +21,7 @@ from wikic.language import grounding
 from wikic.language.prose_checks import cut_reason, links_as_text, plain, table_row_reason
 from wikic.language.sentences import refers_back as follows_on
 from wikic.language.sentences import starts_sentence
+from wikic.vault.name_keys import acronym, initials
 
 # opens by pointing at what came before it in the document
 _REFERS_BACK_RE = re.compile(
@@ -131,13 +132,15 @@ _DEFINES_RE = re.compile(
 
 def defines(names: Sequence[str], text: str) -> bool:
     """Whether `text` defines the subject called `names`: it opens with the name (after an
-    article, in code or not) and a defining verb ("`top_p` is the cumulative probability …",
-    "The `--threads` option sets …")."""
+    article, in code or not; its abbreviation may follow in parentheses) and a defining verb
+    ("`top_p` is the cumulative probability …", "The `--threads` option sets …",
+    "Write-Ahead Logging (WAL) is a standard method …")."""
     flat = plain(text).lstrip("*_\"'“(")
     flat = re.sub(r"^(?:the|a|an)\s+", "", flat, flags=re.IGNORECASE)
     for name in (n.strip("`") for n in names if n.strip("`")):
         m = re.match(
-            rf"`?{re.escape(name)}`?(?:\s+(?:option|flag|field|parameter|setting|key))?",
+            rf"`?{re.escape(name)}`?(?:\s+(?:option|flag|field|parameter|setting|key))?"
+            r"(?:\s+\([^()\s]{1,12}\))?",
             flat,
             re.IGNORECASE,
         )
@@ -174,17 +177,20 @@ def defining_text(
 
 def subject_aliases(title: str, *aliases: str) -> tuple[str, ...]:
     """The `aliases` of a page that are its title shortened, the subject without its kind:
-    "Read Committed" of "Read Committed Isolation Level" (`language.kinds`). Not an
-    abbreviation ("pp": "Each pp and tg test is run …" is about the tests), a row the page lists
-    (`start_ts`) nor a label folded into it."""
+    "Read Committed" of "Read Committed Isolation Level" (`language.kinds`), or the title
+    written out, where the title is the alias's abbreviation: "Write-Ahead Logging" of "WAL"
+    ("Write-Ahead Logging (WAL) is a standard method …" defines the page "WAL"). Not an
+    abbreviation of the title ("pp": "Each pp and tg test is run …" is about the tests), a row
+    the page lists (`start_ts`) nor a label folded into it."""
     own = {w.casefold() for w in _WORD_RE.findall(title)}
+    short = acronym(title)
     return tuple(
         dict.fromkeys(
             a
             for a in aliases
             if (words := {w.casefold() for w in _WORD_RE.findall(a)})
             and len(words) >= 2
-            and words < own
+            and (words < own or (short and initials(a) == short))
         )
     )
 
