@@ -30,6 +30,8 @@ from wikic.vault.document import parse_document
         ("Understanding the WAL", "WAL"),
         ("Handling Hash Verification Failures", "Hash Verification Failures"),
         ("Understanding your error message", None),  # the reader's case, not a thing
+        ("Background: How rqlite uses SQLite", None),  # a label, then a question
+        ("Tip: Speculative decoding", "Speculative decoding"),
         ("`llama-server`", "llama-server"),
         ("LoRA", "LoRA"),
         # a capitalised word inside a phrase is a name ("Python"): the phrase names a thing
@@ -104,5 +106,8 @@ def test_the_title_names_a_subject_without_its_document_kind() -> None:
     # the overlap set's LiteFS and rqlite documents: a design document is about its system
     assert subject("LiteFS Architecture") == ("LiteFS", ())
     assert subject("DB Package Design") == ("DB Package", ())
+    assert subject("Quantization Concepts") == ("Quantization", ())  # a concept guide
+    assert subject("Git Basics") == ("Git", ())
+    assert subject("Core Concepts") is None  # a label, no subject
     assert subject("Byte pair encoding (BPE)") == ("Byte pair encoding", ("BPE",))
     assert subject("2026-04-05 standup") is None  # a dated note is about an event

@@ -202,3 +202,26 @@ def test_the_page_cap_keeps_what_another_source_discusses_first(tmp_path) -> Non
     page = topic_page("concept", "Transaction ID", ["- An ID. ^f-1"], [], [])
     (tmp_path / "wiki" / "concepts" / "transaction-id.md").write_text(page, encoding="utf-8")
     assert titles([_source("LiteFS", topics)]) == ["Transaction ID", "Guarantees"]
+
+
+def test_a_concept_page_takes_the_spelling_most_of_its_sources_write(tmp_path) -> None:
+    """llama.cpp's `quantize` tool page ("# quantize") had become the page of the concept
+    five other documents call "quantization" (one stem), titled "Quantize": the page of a
+    concept several sources discuss is titled as most of them write it, its old title an
+    alias; a plural is the same spelling."""
+    (tmp_path / "wiki").mkdir()
+    tool = _source(
+        "Quantize", [Topic("quantize", "entity", (), ("s1", "s2"))], discussed=("quantize",)
+    )
+    others = [_source(n, [], discussed=("quantization",)) for n in ("GPTQ", "AWQ")]
+    plans = plan_batch(
+        [tool, *others], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
+    )
+    ((topic, target),) = plans[0].topics
+    assert target.title == "Quantization" and target.path.endswith("/quantization.md")
+    assert "Quantize" in topic.aliases
+    # one source's spelling against another's: the first page keeps its title
+    plans = plan_batch(
+        [tool, others[0]], Vault.load(tmp_path / "wiki"), existing_source_pages={}, max_pages=5
+    )
+    assert plans[0].topics[0][1].title == "Quantize"

@@ -4,7 +4,6 @@ own facts (two things); distinct names are never merged. Constructed sources."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -307,10 +306,49 @@ def test_a_title_subject_is_not_found_as_a_command_by_its_last_word(tmp_path: Pa
     resolver = Resolver(Vault.load(tmp_path / "wiki"))
     package = PageTarget("entities/package.md", "Package", "entity", True)
     resolver.index.add(["Package"], package)
-    command = Topic("DB Package", "concept", (), ("s1",), precise=True)
+    command = Topic("db package", "concept", (), ("s1",), precise=True)
     assert resolver.resolve(command) == package  # `uv sync` → Sync, `mlx_lm.awq` → AWQ
-    subject = replace(command, subject=True)
+    subject = Topic("DB Package", "concept", (), ("s1",), precise=True, subject=True)
     assert resolver.resolve(subject).path == "concepts/db-package.md"
+
+
+def test_a_term_in_capitals_is_no_command_of_its_last_word(tmp_path: Path) -> None:
+    """mlx-lm's DWQ (a defined abbreviation, so a precise name) resolved by the last word of
+    its alias "Distilled Weight Quantization" to the page "Quantize" another source made: a
+    command is written in code or lower case."""
+    (tmp_path / "wiki").mkdir()
+    resolver = Resolver(Vault.load(tmp_path / "wiki"))
+    quantize = PageTarget("entities/quantize.md", "Quantize", "entity", False)
+    resolver.index.add(["Quantize"], quantize)
+    dwq = Topic("DWQ", "concept", ("Distilled Weight Quantization",), ("s1",), precise=True)
+    assert resolver.resolve(dwq).path == "concepts/dwq.md"
+    assert resolver.resolve(Topic("mlx_lm.quantize", "entity", (), ("s2",))) == quantize
+
+
+def test_a_page_named_with_its_abbreviation_keeps_its_definition_beside_the_broader_word(
+    tmp_path: Path,
+) -> None:
+    """ "Activation-aware Weight Quantization" (AWQ) had been merged into "Quantization" as a
+    narrower thing of it, then, trimmed, lost its own defining sentence (which also says
+    "quantize") to that page: a page named with its own abbreviation is a named thing, and a
+    shared sentence whose subject it is goes to it."""
+    texts = [
+        "Quantization is a technique to reduce the memory footprint of models.",
+        "Activation-aware Weight Quantization (AWQ) doesn't quantize all the weights.",
+        "AWQ preserves the weights that matter for quantization quality.",
+        "Quantization maps floats to integers.",
+        "Quantization loses some accuracy.",
+        "Quantization of activations is optional.",
+        "There are libraries to run AWQ quantization.",
+    ]
+    quantization = Topic("Quantization", "concept", (), ("s1", "s2", "s3", "s4", "s5", "s6"))
+    awq = Topic("Activation-aware Weight Quantization", "concept", ("AWQ",), ("s2", "s3", "s7"))
+    plan = _plan(tmp_path, texts, [quantization, awq])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert set(facts) == {"Quantization", "Activation-aware Weight Quantization"}
+    assert "s2" in facts["Activation-aware Weight Quantization"]
+    assert "s2" not in facts["Quantization"]
+    _no_twins(plan)
 
 
 @pytest.mark.parametrize("subject", [True, False])

@@ -9,6 +9,7 @@ precise name, a flag or identifier, weighs a little more: `language.evidence.top
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -136,7 +137,10 @@ class Resolver:
             if key in self.index.by_key:
                 return self.index.by_key[key]
         for name in names:
-            found = self.index.match(name, command=command)
+            # a command is written in code or lower case (`mlx_lm.awq`, `uv sync`); a term in
+            # capitals, "Distilled Weight Quantization" (an alias of DWQ), is no command of
+            # its last word: DWQ had become the page "Quantize"
+            found = self.index.match(name, command=command and _command_like(name))
             if found is not None:
                 return found
         for name in (n for n in names if not is_code_like(n)):
@@ -192,6 +196,20 @@ class Resolver:
         self.kind_names.setdefault(page.path, []).append(name)
         return page
 
+    def retitle(self, target: PageTarget, title: str) -> PageTarget:
+        """`target`, a page of this batch, under `title` (and the path it gives): the names
+        that found it find the new one."""
+        folder = TYPE_FOLDERS.get(target.type, TYPE_FOLDERS["concept"])
+        path = str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(title))))
+        renamed = PageTarget(path, title, target.type, False)
+        by_key = self.index.by_key
+        for key in [k for k, t in by_key.items() if t.path == target.path]:
+            by_key[key] = renamed
+        self.index.add([title], renamed)
+        if target.path in self.kind_names:
+            self.kind_names[path] = self.kind_names.pop(target.path)
+        return renamed
+
     def reserve_source_page(self, stem: str) -> str:
         folder = TYPE_FOLDERS["source"]
         return str(safe_page_path(self._wiki_dir, folder, self._take(folder, slugify(stem))))
@@ -242,6 +260,19 @@ class SharedNames:
             if page is not None and page.exists:
                 return True
         return False
+
+
+def _spelling(name: str) -> tuple[str, ...]:
+    """`name`'s words case-folded, without a plural's s: how a name is spelled, whatever its
+    number."""
+    return tuple(re.sub(r"(?<=[^s])s$", "", w) for w in name.casefold().split())
+
+
+def _command_like(name: str) -> bool:
+    """Whether `name` may be a command, found by its last part (`Resolver.find`): one code
+    token (`mlx_lm.awq`) or lower-case words (`uv sync`), not words with capitals, hyphened
+    or not ("Activation-aware Weight Quantization")."""
+    return (" " not in name.strip() and is_code_like(name)) or name.islower()
 
 
 def _plain(topic: Topic) -> bool:
@@ -439,6 +470,40 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
         return
     for name in shared_concepts([(ex.discussed, ex.discussed_words) for ex in sources]):
         _shared_page(name, sources, resolver)
+        _as_most_write_it(name, sources, resolver, plans)
+
+
+def _as_most_write_it(
+    name: str, sources: Sequence[Extraction], resolver: Resolver, plans: Sequence[SourcePlan]
+) -> None:
+    """Title the new page of a concept several sources discuss (`name`) as most of them write
+    it: the page one source's topic made under its own spelling of the same stem ("quantize",
+    the title of llama.cpp's tool page) is the page of the concept five others call
+    "quantization"; its title becomes an alias. A plural is the same spelling, and an
+    identifier (`mediaType`) is exact."""
+    target = resolver.find([name])
+    if target is None or target.exists or is_code_like(target.title):
+        return
+    key = name_key(target.title)
+    written: dict[tuple[str, ...], list[str]] = {}  # spelling → as each source writes it
+    for ex in sources:
+        mine = {_spelling(n): n for n in (*ex.discussed, *ex.discussed_words) if name_key(n) == key}
+        for spelling, n in mine.items():
+            written.setdefault(spelling, []).append(n)
+    best = max(written, key=lambda sp: len(written[sp]), default=None)
+    own = _spelling(target.title)
+    if best is None or best == own or len(written[best]) <= len(written.get(own, ())):
+        return
+    name = written[best][0]
+    title = capitalised_title(name, [ex.document for ex in sources])
+    renamed = resolver.retitle(target, title)
+    for plan in plans:
+        plan.topics = [
+            (replace(t, aliases=tuple(dict.fromkeys((*t.aliases, target.title)))), renamed)
+            if p.path == target.path
+            else (t, p)
+            for t, p in plan.topics
+        ]
 
 
 def add_earlier_shared(

@@ -10,7 +10,10 @@ gives way, by one of three named rules:
 - `MERGE`: the lesser page names the other or a narrower thing of it (`resolve.names_within`:
   its words hold all of the other's, `uv tree` / `uv`, `key value pair` / `key value`; an
   abbreviation; the last part of a command, `mlx_lm.awq` / `AWQ`), and the names are not
-  `resolve.kept_apart`. The lesser page becomes the other: one page, its name an alias.
+  `resolve.kept_apart`, and the lesser page is not named with its own abbreviation
+  (`_abbreviated`: "Activation-aware Weight Quantization" (AWQ) is a named thing, not a
+  narrower sense of "Quantization"). The lesser page becomes the other: one page, its name an
+  alias.
   A lesser page that is thin and names itself in none of its own facts (`earns_page`: a
   heading's label, "Clearing the Cache") is merged too, but takes along only the facts the
   other page's subject is in: those already on it and those that name it, and its name
@@ -51,7 +54,9 @@ from typing import TYPE_CHECKING
 from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
 from wikic.language.openings import defining_text, opening_fault, refers_back, subject_aliases
+from wikic.language.prose_checks import links_as_text, plain
 from wikic.language.stopwords import TOPICLESS_WORDS
+from wikic.vault.name_keys import acronym, initials
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
     from wikic.ingest.plan import PageTarget, SourcePlan
@@ -198,8 +203,22 @@ def find_twin(pages: dict[str, _Page], settled: set[tuple[str, str]]) -> tuple[_
 
 
 def rule_for(lesser: _Page, other: _Page) -> str:
-    """`MERGE` or `TRIM` (see the module's docstring)."""
+    """`MERGE` or `TRIM` (see the module's docstring). A page named with its own abbreviation
+    is a named thing, not a narrower sense of a word its name holds: "Activation-aware Weight
+    Quantization" (AWQ) is trimmed against "Quantization", not merged into it."""
+    if _abbreviated(lesser):
+        return TRIM
     return _rule(lesser.target.title, other.target.title)
+
+
+def _abbreviated(page: _Page) -> bool:
+    """Whether one of `page`'s names is the abbreviation of its title: "AWQ" of
+    "Activation-aware Weight Quantization", "WAL" of "Write-Ahead Log"."""
+    words = page.target.title.split()
+    if len(words) < 2:
+        return False
+    spelled = {"".join(w[0] for w in words).casefold(), initials(page.target.title)}
+    return any(acronym(n) in spelled for n in page.names if acronym(n))
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -371,7 +390,8 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
     """The folded facts `other` gives up to `lesser` before a trim (`YIELD`): those the two
     share that name the lesser page and none of the other's names, never the other's opening
     nor a sentence that refers back (its subject is the other's), and only while the other
-    keeps `RICH` facts. Such a fact is about the lesser page's subject and sits on the other
+    keeps `RICH` facts; and those whose subject is the lesser page (`_subject_of`), while
+    another source's fact may open the other. Such a fact is about the lesser page's subject and sits on the other
     page as a neighbour in its section: LiteFS's "Distributed leases work by obtaining a lock on
     a key within Consul …" on its `Leader election` page, which a trim had taken off `Consul`.
     """
@@ -381,14 +401,31 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
         f
         for f, t in zip(lesser.facts, lesser.texts, strict=True)
         if f in theirs
-        and f not in other.openings
         and not refers_back(t)  # "It is usually faster than LLVM": about the other page's subject
         and mentions(names, t)
-        and not mentions(list(other.names), t)
+        and (
+            (f not in other.openings and not mentions(list(other.names), t))
+            # its subject is the lesser page's: the other gives it up, even where one source
+            # would have opened the other page with it, while another source opens it
+            or (_subject_of(names, t) and bool(other.openings - {f}))
+        )
     ]
     if not given or len(theirs) - len(given) < RICH:
         return frozenset()
     return frozenset(given)
+
+
+def _subject_of(names: Sequence[str], text: str) -> bool:
+    """Whether `text` opens with one of `names`, its subject: "[Activation-aware Weight
+    Quantization (AWQ)](…) doesn't quantize all the weights …" is about AWQ, whatever else
+    it names, and goes to AWQ's page rather than stay on "Quantization" alone."""
+    flat = plain(links_as_text(text)).lstrip("*_\"'“(`")
+    flat = re.sub(r"^(?:the|a|an)\s+", "", flat, flags=re.IGNORECASE)
+    return any(
+        re.match(rf"{re.escape(n.strip('`'))}(?![\w-])", flat, re.IGNORECASE)
+        for n in names
+        if len(n.strip("`")) > 1
+    )
 
 
 def _off_existing(subject: _Page, existing: _Page) -> frozenset[str]:

@@ -47,6 +47,7 @@ _DOCUMENT_KINDS = {
     "specification", "spec", "troubleshooting", "tips", "guide", "tutorial", "overview",
     "introduction", "notes", "readme", "faq", "documentation", "docs", "reference", "primer",
     "cheatsheet", "walkthrough", "internals", "handbook", "manual", "architecture", "design",
+    "concepts", "basics", "explained",
 }  # fmt: skip
 _PART_MODIFIERS = {
     "core", "basic", "advanced", "general", "additional", "further", "more", "other",
@@ -73,6 +74,8 @@ _TREATING_RE = re.compile(
     r"|getting started with|(?:a )?(?:closer )?look at) (?:the |an? )?(?!your )(?=\S)",
     re.I,
 )
+# "Background: …", "Example: …": a label before the heading's own words
+_LEAD_LABEL_RE = re.compile(r"^([A-Za-z][A-Za-z ]{0,24}):\s+(?=\S)")
 # "rustc's self profiler": the thing is the profiler (the owner, `rustc`, is a page of its own)
 _POSSESSIVE_RE = re.compile(r"^(?:\S+['’]s )+(?=\S)")
 _NUMBERING_RE = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?|[IVX]+\.|[A-Z]\.)\s+")
@@ -88,6 +91,9 @@ def heading_name(heading: str, terms: Sequence[str] = ()) -> str | None:
     """A heading as a topic name, or None when it organises rather than names. `terms`: the
     document's defined terms; a phrase that is one names it."""
     text = _NUMBERING_RE.sub("", " ".join(heading.split())).strip(" :.?!#`*_")
+    lead = _LEAD_LABEL_RE.match(text)  # "Background: How rqlite uses SQLite": a question
+    if lead and (_is_label(lead.group(1)) or name_key(lead.group(1)) in GENERIC_KEYS):
+        text = text[lead.end() :]
     text = _PART_OF_RE.sub("", text)  # "Overview of the Cranelift backend": the backend
     text = _TREATING_RE.sub("", text)  # "Dealing with dependency conflicts": the conflicts
     # "CheckpointManager (the v10 motivation)": a parenthesis of several words, some lower
