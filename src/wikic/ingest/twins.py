@@ -391,10 +391,10 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
     share that name the lesser page and none of the other's names, never the other's opening
     nor a sentence that refers back (its subject is the other's), and only while the other
     keeps `RICH` facts; and those whose subject is the lesser page (`_subject_of`), while
-    another source's fact may open the other. Such a fact is about the lesser page's subject and sits on the other
-    page as a neighbour in its section: LiteFS's "Distributed leases work by obtaining a lock on
-    a key within Consul …" on its `Leader election` page, which a trim had taken off `Consul`.
-    """
+    another source's fact may open the other. Such a fact is about the lesser page's subject
+    and sits on the other page as a neighbour in its section: LiteFS's "Distributed leases work
+    by obtaining a lock on a key within Consul …" on its `Leader election` page, which a trim
+    had taken off `Consul`."""
     theirs = set(other.facts)
     names = [n for n in lesser.names if n != other.target.title]
     given = [
