@@ -444,6 +444,25 @@ def test_myst_roles_read_as_their_text_or_as_code() -> None:
     assert plain.code_spans == ("code",)
 
 
+def test_doc_builder_cross_references_read_as_their_code() -> None:
+    """Hugging Face's docs write "[`~PreTrainedModel.from_pretrained`]" for a reference to an
+    API: it read "[~PreTrainedModel.from_pretrained]", brackets and tilde, in 17 facts of a
+    compile of its quantization guides; it reads as the code, as a Sphinx role's target does.
+    A link, a reference link and brackets around words stay as they were."""
+    doc = parse(
+        "Load it with the [`~PreTrainedModel.from_pretrained`] method and an [`AwqConfig`]. "
+        "See [`x`](https://a.example), [`y`][r] and [z].\n\n[r]: https://r.example\n"
+    )
+    block = doc.blocks[0]
+    assert block.text == (
+        "Load it with the PreTrainedModel.from_pretrained method and an AwqConfig. See x, y and"
+        " [z]."
+    )
+    assert block.code_spans == ("PreTrainedModel.from_pretrained", "AwqConfig", "x", "y")
+    assert "`PreTrainedModel.from_pretrained` method" in block.markdown
+    assert "[`x`](https://a.example)" in block.markdown
+
+
 def test_docs_site_markup_is_not_the_texts_words() -> None:
     """MkDocs admonitions, Hugo shortcodes and a superscript role, as PDM's, Poetry's and pip's
     documentation write them (scripts/data/overlap): an admonition's body is paragraphs, not

@@ -197,6 +197,7 @@ def find_twin(pages: dict[str, _Page], settled: set[tuple[str, str]]) -> tuple[_
             pq[0].target.path,
             rule_for(*pq) != MERGE,
             -len(pq[1].facts),
+            pq[1].target.path,  # never the order of a set: the same pages, whatever the hash seed
         )
     )
     return found[0] if found else None

@@ -34,6 +34,24 @@ _ROLE_TARGET_RE = re.compile(r"\s*<[^<>]*>$")
 _DROPPED_ROLES = frozenset({"sup", "sub"})
 
 
+def _cross_reference(nodes: list[SyntaxTreeNode], i: int) -> bool:
+    """Whether `nodes[i]` is text that opens a Hugging Face doc-builder cross-reference,
+    "[`~PreTrainedModel.from_pretrained`]": text ending in "[", inline code, text starting
+    with "]" and no link after it. It reads as the code (`PreTrainedModel.from_pretrained`),
+    as a Sphinx role's target does, not with its brackets and tilde."""
+    if i + 2 >= len(nodes):
+        return False
+    text, code, close = nodes[i], nodes[i + 1], nodes[i + 2]
+    return (
+        text.type == "text"
+        and text.content.endswith("[")
+        and code.type == "code_inline"
+        and close.type == "text"
+        and close.content.startswith("]")
+        and not close.content.startswith("](")
+    )
+
+
 def escape(text: str) -> str:
     """Markdown that renders as `text` literally: no links, tags, math, HTML or block ids."""
 
@@ -88,17 +106,32 @@ class _Renderer:
 
     def walk(self, nodes: list[SyntaxTreeNode]) -> None:
         role: str | None = None  # the role named at the end of the text node before
+        reference = -2  # the code node of a cross-reference, read with the text before it
         for i, node in enumerate(nodes):
             if role is not None:
                 self.role(role, node.content)
                 role = None
                 continue
+            if i == reference:
+                continue
             after = nodes[i + 1] if i + 1 < len(nodes) else None
-            named = _ROLE_RE.search(node.content) if node.type == "text" else None
+            text = node.content if node.type == "text" else ""
+            if i == reference + 1:  # the text after a cross-reference, from its "]"
+                text = text[1:]
+            named = _ROLE_RE.search(text)
             if named and after is not None and after.type == "code_inline":
-                before = node.content[: named.start()]
+                before = text[: named.start()]
                 self.add_text(before, escape(_SPACE_RE.sub(" ", before)))
                 role = named.group(1)
+                continue
+            if _cross_reference(nodes, i):
+                before = text[:-1]
+                self.add_text(before, escape(_SPACE_RE.sub(" ", before)))
+                self.code(nodes[i + 1].content.lstrip("~"))
+                reference = i + 1
+                continue
+            if i == reference + 1:
+                self.add_text(text, escape(_SPACE_RE.sub(" ", text)))
                 continue
             self.node(node)
 
