@@ -469,20 +469,21 @@ def add_shared_pages(plans: Sequence[SourcePlan], resolver: Resolver) -> None:
     if len(sources) < 2:
         return
     for name in shared_concepts([(ex.discussed, ex.discussed_words) for ex in sources]):
-        _shared_page(name, sources, resolver)
-        _as_most_write_it(name, sources, resolver, plans)
+        _as_most_write_it(_shared_page(name, sources, resolver), sources, resolver, plans)
 
 
 def _as_most_write_it(
-    name: str, sources: Sequence[Extraction], resolver: Resolver, plans: Sequence[SourcePlan]
+    target: PageTarget,
+    sources: Sequence[Extraction],
+    resolver: Resolver,
+    plans: Sequence[SourcePlan],
 ) -> None:
-    """Title the new page of a concept several sources discuss (`name`) as most of them write
-    it: the page one source's topic made under its own spelling of the same stem ("quantize",
+    """Title the new page of a concept several sources discuss (`target`) as most of them
+    write it: the page one source's topic made under its own spelling of the same stem ("quantize",
     the title of llama.cpp's tool page) is the page of the concept five others call
     "quantization"; its title becomes an alias. A plural is the same spelling, and an
     identifier (`mediaType`) is exact."""
-    target = resolver.find([name])
-    if target is None or target.exists or is_code_like(target.title):
+    if target.exists or is_code_like(target.title):
         return
     key = name_key(target.title)
     written: dict[tuple[str, ...], list[str]] = {}  # spelling → as each source writes it
@@ -520,11 +521,15 @@ def add_earlier_shared(
             _shared_page(name, [sources[i] for i in sorted(members)], resolver)
 
 
-def _shared_page(name: str, sources: Sequence[Extraction], resolver: Resolver) -> None:
-    if resolver.find([name]) is None:
-        text = "\n".join(ex.source.text for ex in sources)
-        name = capitalised_title(name, [ex.document for ex in sources])
-        resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
+def _shared_page(name: str, sources: Sequence[Extraction], resolver: Resolver) -> PageTarget:
+    """The page of the concept `name` the sources discuss: the one a name of it finds, else a
+    new one."""
+    found = resolver.find([name])
+    if found is not None:
+        return found
+    text = "\n".join(ex.source.text for ex in sources)
+    name = capitalised_title(name, [ex.document for ex in sources])
+    return resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
 
 
 def add_shared_sections(
