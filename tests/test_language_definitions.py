@@ -36,6 +36,21 @@ def test_an_abbreviation_defines_the_words_whose_initials_it_spells() -> None:
     assert defined_abbreviations(doc) == {"Safe memory reclamation": ("SMR",)}
 
 
+def test_an_abbreviation_defines_the_words_its_letters_spell_in_order() -> None:
+    doc = _doc(
+        "Write-Ahead Logging (WAL) is standard. It allows point-in-time recovery (PITR). "
+        "Each sync assigns the next monotonically incrementing _transaction ID_ (TXID). "
+        "Data sits in the database (DB)."
+    )
+    # hyphened words; an X that the long form does not spell (TXID: not "the next …", whose
+    # "next" holds an x); one word, "database", is each project's own shortening: no term
+    assert defined_abbreviations(doc) == {
+        "Write-Ahead Logging": ("WAL",),
+        "Point-in-time recovery": ("PITR",),
+        "Transaction ID": ("TXID",),
+    }
+
+
 def test_a_code_name_the_document_shortens_has_the_short_name_as_alias() -> None:
     doc = _doc("The `widget_long_name` or `wln` for short is the main module.")
     assert short_names(doc) == {"widget_long_name": ("wln",)}

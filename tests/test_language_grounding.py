@@ -79,6 +79,12 @@ def test_a_parenthetical_that_is_another_name_becomes_an_alias() -> None:
         ("QSBR",),
     )
     assert g.split_abbreviation("Byte pair encoding (BPE)") == ("Byte pair encoding", ("BPE",))
+    # its letters in order, not its initials (`abbreviations.long_form`)
+    assert g.split_abbreviation("Lite Transaction Files (LTX)") == (
+        "Lite Transaction Files",
+        ("LTX",),
+    )
+    assert g.split_abbreviation("Installing on Linux (USB)") == ("Installing on Linux (USB)", ())
     # not another name for it: the name keeps its (balanced) parenthetical
     assert g.split_abbreviation("SentencePiece (Unigram)") == ("SentencePiece (Unigram)", ())
 

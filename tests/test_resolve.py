@@ -135,6 +135,31 @@ def test_the_resolver_finds_an_existing_page_by_any_of_its_spellings(tmp_path: P
     assert found is not None and found.title == "AWQ"
 
 
+def test_an_abbreviation_and_the_last_word_of_its_long_form_name_its_page(tmp_path: Path) -> None:
+    pages = {
+        "Lite Transaction Files": ["LTX"],
+        "Write-ahead log": ["WAL"],
+        "Activation-aware Weight Quantization": ["AWQ"],
+    }
+    resolver = Resolver(_vault(tmp_path, pages))
+    for name, title in [
+        ("LTX files", "Lite Transaction Files"),
+        ("LTX file", "Lite Transaction Files"),
+        ("WAL log", "Write-ahead log"),
+        ("AWQ quantization", "Activation-aware Weight Quantization"),
+    ]:
+        found = resolver.find([name])
+        assert found is not None and found.title == title, name
+    assert resolver.find(["WAL file"]) is None  # a file of the log, not the log
+    assert resolver.find(["LTX format"]) is None
+    # and back: a long form with its abbreviation finds the page the redundant name made
+    back = Resolver(_vault(tmp_path / "back", {"LTX file": []}))
+    found = back.find(["Lite Transaction Files", "LTX"])
+    assert found is not None and found.title == "LTX file"
+    assert back.find(["Lite Transaction Files"]) is None
+    assert back.find(["Lite Transaction Log", "LTX"]) is None  # "LTX log" is no page
+
+
 # ── joining: a source adds to the pages its prose discusses ──────────────────────────────
 
 

@@ -32,13 +32,15 @@ from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.actions import subtree_blocks
 from wikic.language.commands import is_code_like
 from wikic.language.discussed import about
+from wikic.language.abbreviations import abbreviates
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
-from wikic.language.grounding import guess_type
+from wikic.language.grounding import guess_type, split_abbreviation
 from wikic.language.kinds import KindEvidence
 from wikic.language.sentences import Sentence, refers_back
 from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
 from wikic.vault.document import Document
+from wikic.vault.name_keys import acronym
 from wikic.vault.names import name_key
 from wikic.vault.pages import TYPE_FOLDERS
 from wikic.vault.sections import split_body
@@ -131,11 +133,14 @@ class Resolver:
         self.kind_names: dict[str, list[str]] = {}
 
     def find(self, names: Sequence[str], *, command: bool = False) -> PageTarget | None:
-        """The page one of `names` names: by name key, then by abbreviation ↔ expansion or
-        (a `command`) the concept its last component names, then by close spelling."""
+        """The page one of `names` names: by name key, or as a redundant acronym
+        (`_redundant`), then by abbreviation ↔ expansion or (a `command`) the concept its last
+        component names, then by close spelling."""
         for key in (name_key(n) for n in names):
             if key in self.index.by_key:
                 return self.index.by_key[key]
+        if (found := self._redundant(names)) is not None:
+            return found
         for name in names:
             # a command is written in code or lower case (`mlx_lm.awq`, `uv sync`); a term in
             # capitals, "Distilled Weight Quantization" (an alias of DWQ), is no command of
@@ -169,6 +174,30 @@ class Resolver:
         target = PageTarget(path, topic.name, topic.type, False)
         self.index.add((topic.name, *topic.aliases), target)
         return target
+
+    def _redundant(self, names: Sequence[str]) -> PageTarget | None:
+        """The page an abbreviation followed by the last word of its own long form names (a
+        redundant acronym, "ATM machine"): "LTX files" is the page of "Lite Transaction Files"
+        (alias LTX), "AWQ quantization" that of "Activation-aware Weight Quantization"; and
+        back, a long form and its abbreviation find the page "LTX file". "WAL file" is not
+        the page "Write-Ahead Log": a file of it."""
+        for name in names:
+            m = _REDUNDANT_RE.fullmatch(name.strip())
+            if m is None or not acronym(m["short"]):
+                continue
+            page = self.index.match(m["short"])
+            if page is None:
+                continue
+            for key in held_keys(self.index, {page.path}):
+                if _ends_long_form(m["short"], m["word"], self.index.names[key]):
+                    return page
+        for long in names:  # back: "Lite Transaction Files" (LTX) finds "LTX file"
+            for short in names:
+                if acronym(short) and _ends_long_form(short, long.split()[-1], long):
+                    key = name_key(f"{short} {long.split()[-1]}")
+                    if key in self.index.by_key:  # a stored page too: `Layered` reads it
+                        return self.index.by_key[key]
+        return None
 
     def _of_kind(self, name: str) -> PageTarget | None:
         """The page of `name` with or without its kind, where a document of the batch says it
@@ -260,6 +289,21 @@ class SharedNames:
             if page is not None and page.exists:
                 return True
         return False
+
+
+# an abbreviation and one word: "LTX files", "AWQ quantization", "WAL log" (`_redundant`)
+_REDUNDANT_RE = re.compile(r"(?P<short>[A-Za-z][A-Za-z0-9]*)[ -](?P<word>[A-Za-z]{3,})")
+
+
+def _ends_long_form(short: str, word: str, long: str) -> bool:
+    """Whether `long` (its abbreviation in parentheses dropped) is what `short` abbreviates
+    and ends with `word`, in any number: the word repeats the abbreviation's last letter."""
+    long = split_abbreviation(long)[0]
+    return (
+        " " in long.strip()
+        and name_key(long.split()[-1]) == name_key(word)
+        and abbreviates(short, long)
+    )
 
 
 def _spelling(name: str) -> tuple[str, ...]:

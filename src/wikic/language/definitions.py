@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from wikic.language.abbreviations import long_form
 from wikic.language.grounding import related
 from wikic.language.headings import GENERIC_KEYS, MAX_HEADING_WORDS
 from wikic.language.vocabulary import is_common_term
@@ -93,20 +94,19 @@ _ABBREVIATED_RE = re.compile(
 
 
 def defined_abbreviations(doc: Document) -> dict[str, tuple[str, ...]]:
-    """Terms the document defines with an abbreviation whose letters are their initials:
-    "Safe memory reclamation (SMR)" gives "Safe memory reclamation": ("SMR",), "Prompt
-    processing (pp)" gives "Prompt processing": ("pp",). The shortest run of words before the
-    parenthesis that the initials fit is the term."""
+    """Terms the document defines with their abbreviation (`abbreviations.long_form`, of two
+    words or more): "Safe memory reclamation (SMR)" gives "Safe memory reclamation": ("SMR",),
+    "Prompt processing (pp)" gives "Prompt processing": ("pp",), "_transaction ID_ (TXID)"
+    gives "Transaction ID": ("TXID",). An abbreviation of one word ("database (DB)") is each
+    project's own shortening of a common word, no term."""
     found: dict[str, tuple[str, ...]] = {}
     for block in doc.blocks:
         if block.toc or block.kind == "code":
             continue
         for m in _ABBREVIATED_RE.finditer(block.text):
             abbr = m.group(2).removesuffix("s")  # "SMRs"
-            words = m.group(1).split()
-            term = " ".join(words[-len(abbr) :]) if len(words) >= len(abbr) else ""
-            initials = "".join(w[0] for w in term.split()).upper()
-            if term and initials == abbr.upper() and term[0].isalpha():
+            term = long_form(abbr, m.group(1))
+            if term and len(term.split()) >= 2 and term[0].isalpha():
                 found.setdefault(term[0].upper() + term[1:], (abbr,))
     return found
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from wikic.language.abbreviations import abbreviates
 from wikic.language.stopwords import NEGATIONS, STOP_STEMS, STOP_WORDS
 from wikic.vault.names import name_key
 
@@ -85,9 +86,10 @@ def _trim_edges(text: str) -> str:
 
 def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     """ "Byte pair encoding (BPE)" → ("Byte pair encoding", ("BPE",)): a parenthetical that is
-    another name for the rest becomes an alias; any other ("SentencePiece (Unigram)") stays."""
+    another name for the rest (`related`, or its abbreviation: "Lite Transaction Files (LTX)")
+    becomes an alias; any other ("SentencePiece (Unigram)") stays."""
     m = _ABBREVIATION_RE.fullmatch(name)
-    if m and related(m.group(2), m.group(1)):
+    if m and (related(m.group(2), m.group(1)) or abbreviates(m.group(2), m.group(1))):
         return m.group(1), (m.group(2),)
     return name, ()
 
