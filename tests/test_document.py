@@ -439,6 +439,8 @@ def test_myst_roles_read_as_their_text_or_as_code() -> None:
     )
     assert block.code_spans == ("llm.get_model", "LLM_USER_PATH")
     assert "{ref}" not in block.markdown and "`llm.get_model`" in block.markdown
+    numbered = parse("See {pep}`440` and {rfc}`9110#section-5` or {pep}`the PEP <517>`.\n")
+    assert numbered.blocks[0].text == "See PEP 440 and RFC 9110 or the PEP."
     plain = parse("Braces {like} this and `code` stay as they are.\n").blocks[0]
     assert plain.text == "Braces {like} this and code stay as they are."
     assert plain.code_spans == ("code",)

@@ -32,6 +32,9 @@ _TEXT_ROLES = frozenset({
 _ROLE_TARGET_RE = re.compile(r"\s*<[^<>]*>$")
 # roles whose content is a mark, not text: a footnote number set as a superscript
 _DROPPED_ROLES = frozenset({"sup", "sub"})
+# roles Sphinx shows with the name of what they number: {pep}`440` is "PEP 440" (it had read
+# "`440`": "can be found in `440`"), {rfc}`9110` "RFC 9110"
+_NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 
 
 def _cross_reference(nodes: list[SyntaxTreeNode], i: int) -> bool:
@@ -169,9 +172,13 @@ class _Renderer:
         """`{ref}`plugins mechanism <installing-plugins>`` reads "plugins mechanism";
         `{func}`~llm.get_model`` is the code `llm.get_model`."""
         shown = _ROLE_TARGET_RE.sub("", content).strip() or content.strip(" <>")
-        if name.rpartition(":")[2] in _DROPPED_ROLES:
+        kind = name.rpartition(":")[2]
+        if kind in _DROPPED_ROLES:
             return
-        if name.rpartition(":")[2] in _TEXT_ROLES:
+        if kind in _NUMBERED_ROLES and shown == content.strip():  # no label: "PEP 440#specs"
+            shown = f"{_NUMBERED_ROLES[kind]} {shown.partition('#')[0]}"
+            self.add_text(shown, escape(shown))
+        elif kind in _TEXT_ROLES:
             self.add_text(shown, escape(shown))
         else:
             self.code(shown.lstrip("~!"))
