@@ -15,7 +15,11 @@ from wikic.language.abbreviations import abbreviates, long_form
         ("MVCC", "a model, Multiversion Concurrency Control", "Multiversion Concurrency Control"),
         ("pp", "Prompt processing", "Prompt processing"),
         # initials first: the algorithm alone stops at the S inside "Snapshot"
-        ("SSI", "PostgreSQL has Serializable Snapshot Isolation", "Serializable Snapshot Isolation"),
+        (
+            "SSI",
+            "PostgreSQL has Serializable Snapshot Isolation",
+            "Serializable Snapshot Isolation",
+        ),
         # the fewest words: alone it reads "the next … transaction ID", the X in "next"
         ("TXID", "the next monotonically incrementing _transaction ID_", "transaction ID"),
         ("LTX", "Lite Transaction Files", "Lite Transaction Files"),  # X spelled by no letter

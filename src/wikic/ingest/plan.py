@@ -29,10 +29,10 @@ from wikic.ingest.resolve import (
 from wikic.ingest.revisit import EarlierSource, HeldPage
 from wikic.ingest.shared import concept_sources, shared_concepts, shared_sections
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
+from wikic.language.abbreviations import abbreviates
 from wikic.language.actions import subtree_blocks
 from wikic.language.commands import is_code_like
 from wikic.language.discussed import about
-from wikic.language.abbreviations import abbreviates
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type, split_abbreviation
 from wikic.language.kinds import KindEvidence
