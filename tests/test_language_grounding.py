@@ -96,3 +96,11 @@ def test_a_shortened_code_name_is_related_to_its_words() -> None:
     assert g.related("cg_cranelift", "rustc_codegen_cranelift")
     assert not g.related("rd_seq", "Global Write Sequence")
     assert not g.related("qsbr_goal", "deferred-free list")
+
+
+def test_an_abbreviation_by_its_letters_is_related_both_ways() -> None:
+    # not the initials: "ti" of "transaction ID"; the page "Transaction ID" had lost its alias
+    assert g.related("TXID", "Transaction ID") and g.related("Transaction ID", "TXID")
+    assert g.related("WAL", "Write-ahead logging")
+    assert not g.related("TXID", "Write-ahead logging")
+    assert not g.related("SSI", "Snapshot")

@@ -86,10 +86,9 @@ def _trim_edges(text: str) -> str:
 
 def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     """ "Byte pair encoding (BPE)" → ("Byte pair encoding", ("BPE",)): a parenthetical that is
-    another name for the rest (`related`, or its abbreviation: "Lite Transaction Files (LTX)")
-    becomes an alias; any other ("SentencePiece (Unigram)") stays."""
+    another name for the rest (`related`: "Lite Transaction Files (LTX)") becomes an alias; any other ("SentencePiece (Unigram)") stays."""
     m = _ABBREVIATION_RE.fullmatch(name)
-    if m and (related(m.group(2), m.group(1)) or abbreviates(m.group(2), m.group(1))):
+    if m and related(m.group(2), m.group(1)):
         return m.group(1), (m.group(2),)
     return name, ()
 
@@ -177,7 +176,8 @@ def mentions(names: Sequence[str], sentence: str) -> bool:
 
 def related(alias: str, name: str) -> bool:
     """Whether `alias` can be another name for `name`: they share a content word, or one is
-    the initials of the other (KV / key value). A small model's aliases are often just
+    the initials of the other (KV / key value) or its abbreviation (`abbreviations.abbreviates`:
+    TXID / transaction ID, a page whose alias had been dropped). A small model's aliases are often just
     neighbouring topics; those would merge distinct pages."""
     a, n = _content(word_keys(alias)), _content(word_keys(name))
     if a & n:
@@ -188,6 +188,8 @@ def related(alias: str, name: str) -> bool:
 
     flat_a, flat_n = alias.replace(" ", "").casefold(), name.replace(" ", "").casefold()
     if len(flat_a) > 1 and (flat_a == initials(name) or flat_n == initials(alias)):
+        return True
+    if abbreviates(alias, name) or abbreviates(name, alias):  # TXID of "transaction ID"
         return True
     if alias.startswith("-") and name.startswith("-"):  # `-t` of `--threads`, `-ctk`
         short, long = sorted((flat_a.lstrip("-"), flat_n.lstrip("-")), key=len)
