@@ -147,6 +147,37 @@ def test_a_plain_word_page_that_gives_way_is_not_listed(tmp_path: Path) -> None:
     assert _pages(plan)["Python discovery"].listed == ()
 
 
+LITESTREAM = [
+    "Litestream replicates SQLite databases to object storage.",
+    "Litestream restores LTX files in transaction ID (TXID) order.",
+    "Litestream checks that TXIDs form a contiguous sequence.",
+    "Litestream runs as a separate background process.",
+]
+
+
+def test_a_term_with_its_abbreviation_is_never_a_row_nor_an_alias_of_another_page(
+    tmp_path: Path,
+) -> None:
+    """A thin page of a term the document defines with its abbreviation, all of whose facts
+    another page holds, is a named thing, not a member: it had become a row and an alias of
+    the Litestream page (and the held-out "Directed Acyclic Graph" one of "Optional
+    property"). It is trimmed: with nothing of its own, it is not made."""
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            LITESTREAM,
+            [
+                Topic("Litestream", "concept", (), ("s1", "s2", "s3", "s4")),
+                Topic("Transaction ID", "concept", ("TXID",), ("s2", "s3"), precise=True),
+            ],
+        ),
+    )
+    pages = _pages(plan)
+    assert list(pages) == ["Litestream"]
+    assert pages["Litestream"].listed == ()
+    assert "Transaction ID" not in pages["Litestream"].aliases
+
+
 def _edit(listed: tuple[tuple[str, str], ...]) -> TopicEdit:
     fact = Fact("f-000001", UV[2], ("[[sources/uv#^p3]]",))
     return TopicEdit(

@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from wikic.language.abbreviations import abbreviates
 from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
 from wikic.language.openings import defining_text, opening_fault, refers_back, subject_aliases
@@ -214,12 +215,13 @@ def rule_for(lesser: _Page, other: _Page) -> str:
 
 def _abbreviated(page: _Page) -> bool:
     """Whether one of `page`'s names is the abbreviation of its title: "AWQ" of
-    "Activation-aware Weight Quantization", "WAL" of "Write-Ahead Log"."""
-    words = page.target.title.split()
-    if len(words) < 2:
+    "Activation-aware Weight Quantization", "WAL" of "Write-Ahead Log", "TXID" of "Transaction
+    ID" (`abbreviations.abbreviates`)."""
+    title = page.target.title
+    if len(title.split()) < 2:
         return False
-    spelled = {"".join(w[0] for w in words).casefold(), initials(page.target.title)}
-    return any(acronym(n) in spelled for n in page.names if acronym(n))
+    spelled = {"".join(w[0] for w in title.split()).casefold(), initials(title)}
+    return any(acronym(n) in spelled or abbreviates(n, title) for n in page.names if acronym(n))
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -269,7 +271,10 @@ def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
         lesser, other = pair
         rule = rule_for(lesser, other)
         taken: frozenset[str] | None = None  # the facts a merge takes along (None: all)
-        if rule == TRIM and not earns_page(lesser, other):
+        # a thin page that earns none is merged or listed, but a named thing (a term with its
+        # abbreviation, `_abbreviated`) is no member: "Transaction ID" (TXID) had become a row,
+        # and an alias, of the Litestream page
+        if rule == TRIM and not earns_page(lesser, other) and not _abbreviated(lesser):
             rule = LIST if lesser.code else MERGE
             taken = about(lesser, other)
         before = [p.topics[:] for p in plans]
