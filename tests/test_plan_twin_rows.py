@@ -147,6 +147,23 @@ def test_a_plain_word_page_that_gives_way_is_not_listed(tmp_path: Path) -> None:
     assert _pages(plan)["Python discovery"].listed == ()
 
 
+def test_a_hyphened_heading_that_gives_way_is_not_listed(tmp_path: Path) -> None:
+    """ "Trade-offs" is English, not code (`is_code_like`): it had become a row and an alias."""
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            UV,
+            [
+                Topic("Python discovery", "concept", (), ("s1", "s2", "s3", "s4")),
+                Topic("Trade-offs", "concept", (), ("s4",), from_heading=True),
+            ],
+        ),
+    )
+    assert list(_pages(plan)) == ["Python discovery"]
+    assert _pages(plan)["Python discovery"].listed == ()
+    assert "Trade-offs" not in _pages(plan)["Python discovery"].aliases
+
+
 LITESTREAM = [
     "Litestream replicates SQLite databases to object storage.",
     "Litestream restores LTX files in transaction ID (TXID) order.",

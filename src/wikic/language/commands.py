@@ -176,9 +176,22 @@ _IDENTIFIER_RE = re.compile(
 )
 
 
+# a capitalised compound of words, as a heading writes it: "Trade-offs", "Read-only", "Built-in"
+_PROSE_COMPOUND_RE = re.compile(r"[A-Z][a-z]+(?:-[a-z]+)+")
+
+
+def prose_compound(name: str) -> bool:
+    """Whether `name` is a capitalised compound of words ("Trade-offs", "Non-locking")."""
+    return _PROSE_COMPOUND_RE.fullmatch(name) is not None
+
+
 def is_code_like(name: str) -> bool:
-    """`--threads`, `_Py_ID`, `aliases.json`, `camelCase`: matched verbatim, precise enough that
-    two sentences are evidence."""
+    """`--threads`, `_Py_ID`, `aliases.json`, `camelCase`, `llama-bench`: matched verbatim,
+    precise enough that two sentences are evidence. A capitalised compound ("Trade-offs") is
+    English, not code: a heading "Trade-offs" had been listed as a member, and an alias, of
+    the page "Post-Training Quantization"."""
+    if prose_compound(name):
+        return False
     return re.search(r"[_.\-/=:]|^[a-z]+[A-Z]", name) is not None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from wikic.language.commands import is_code_like, is_precise
+from wikic.language.commands import is_code_like, is_precise, prose_compound
 from wikic.language.frequency import capital_only
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
@@ -211,7 +211,8 @@ def min_evidence(name: str, known: Sequence[str] = (), coded: Collection[str] = 
     # one capitalised word: a product or project (`Homebrew`, `Zulip`), but not a plural, which
     # is more often a label ("the Properties window")
     named = re.fullmatch(r"[A-Z][a-z]+[A-Za-z]*(?<!s)", name) is not None
-    return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded or named else MIN_EVIDENCE
+    one_word = named or prose_compound(name)  # "Non-locking": one word, if not code
+    return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded or one_word else MIN_EVIDENCE
 
 
 def names_sentence(name: str, text: str, *, verbatim: bool = False) -> bool:
