@@ -21,6 +21,21 @@ def test_a_definition_of_the_subject_still_wins_on_a_shared_page() -> None:
     assert defining_text("Lock file", [GENERAL, TOOL, defining], shared=True) == defining
 
 
+def test_a_sentence_its_subject_opens_with_a_verb_of_it_says_what_it_does() -> None:
+    """No defining verb ("is", "provides") says so, but the name and a present-tense verb of
+    it open the sentence: bitsandbytes' page had opened with a sentence naming it last."""
+    late = (
+        "Once a model is quantized to 8-bit, you can't push the quantized weights to the Hub"
+        " unless you're using the latest version of Transformers and bitsandbytes."
+    )
+    acts = "bitsandbytes features the LLM.int8 and QLoRA quantization to enable inference."
+    assert defining_text("bitsandbytes", [late, acts]) == acts
+    # a name and a plural noun is no verb: "members and …", "features are …"
+    team = "Compiler team members and contributors can leave concerns asynchronously."
+    asked = "The reviewer is asked to contact the compiler team."
+    assert defining_text("Compiler team", [asked, team]) == asked
+
+
 def test_what_opens_with_another_name() -> None:
     proper = proper_names(["It runs when Pipenv installs a package."])
     assert "Pipenv" in proper

@@ -152,6 +152,13 @@ def defines(names: Sequence[str], text: str) -> bool:
 # "is a …", "is an extremely fast …", "are the …": the subject named as a kind of thing
 _KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
 _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
+# a present-tense verb and what it takes: "features the …", "quickly resolves a …", "supports
+# `int8` …" (`_acts`)
+_ACTS_RE = re.compile(
+    r"\s+(?:[a-z]+ly\s+)?(?P<verb>[a-z]+[^s\W]s)\s+"
+    r"(?:(?:the|a|an|its|their|all|each|every|both|any|this|these|one|two|several|many|most)\b"
+    r"|\d|`)",
+)
 
 
 def defining_text(
@@ -226,6 +233,7 @@ def opening_faults(
     names = grounding.mentions(own, text)
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and any(_opens_with(name, text[: verb.start()]) for name in own))
+    subject = subject or (names and _acts(own, text))
     kind = subject and verb is not None and bool(_KIND_RE.match(text, verb.start()))
     glossed = glossary_kind(own, text) if names else None
     if glossed is not None:  # "Digest: a unique identifier …": a glossary's entry for it
@@ -276,6 +284,19 @@ def glossary_kind(names: Sequence[str], text: str) -> bool | None:
     # an identifier's entry says what it does; a plain label's ("Dependency resolution:
     # Captures the complete dependency graph …", of a lock file's features) what else does
     return False if text.lstrip("*_").startswith("`") else None
+
+
+def _acts(names: Sequence[str], text: str) -> bool:
+    """Whether `text` opens with one of `names` (after an article) and a present-tense verb of
+    it: "bitsandbytes features the LLM.int8 and QLoRA quantization …" is about bitsandbytes,
+    though no defining verb says so (its page had opened "Once a model is quantized to 8-bit,
+    you can't push … unless you're using … Transformers and bitsandbytes.")."""
+    flat = re.sub(r"^(?:the|a|an)\s+", "", plain(text).lstrip("*_\"'“("), flags=re.IGNORECASE)
+    for name in (n.strip("`") for n in names if n.strip("`")):
+        m = re.match(rf"`?{re.escape(name)}`?(?=\s)", flat, re.IGNORECASE)
+        if m and _ACTS_RE.match(flat, m.end()):
+            return True
+    return False
 
 
 def _opens_with(title: str, head: str) -> bool:
