@@ -196,6 +196,29 @@ def test_when_no_fact_stands_alone_code_writes_a_structural_opening_cited_and_ma
     assert "[[sources/server#^p" in lead  # cited to the section it comes from
 
 
+def test_a_section_under_a_group_heading_is_one_of_the_group() -> None:
+    """PDM's "Static URLs" sits under "Lock strategies": it is one of them. A heading of one
+    word ("Digests") names a topic as often as a group, a task ("Syncing …") none."""
+    doc = parse_document(
+        "# Lock file\n\n## Lock strategies\n\n### Static URLs\n\n"
+        "When it is enabled, the lock file stores the URLs of the packages.\n\n"
+        "## Digests\n\n### Verification\n\nWhen it is consumed, content is verified.\n\n"
+        "## Syncing dependencies\n\n### Extras\n\nWhen it is synced, extras are kept.\n",
+        filename="lock.md",
+    )
+    by_heading = {s.heading: s for s in doc.sections}
+
+    def opening(name: str) -> str:
+        block = by_heading[name].block_ids[0]
+        found = structural_opening(name, [doc.block(block).text], [block], doc)
+        assert found is not None
+        return found.text
+
+    assert opening("Static URLs") == "Static URLs is one of the lock strategies in “Lock file”."
+    assert opening("Verification") == "Verification is a section of “Lock file”."
+    assert opening("Extras") == "Extras is a section of “Lock file”."
+
+
 def test_a_section_that_shows_one_command_opens_with_its_lead_in_and_the_command() -> None:
     # pipenv's "Clearing the Cache" (scripts/data/overlap): its only prose is the lead-in
     text = (

@@ -123,6 +123,33 @@ def command_lead_in(doc: Document, section: int) -> tuple[str, str, str] | None:
     return None
 
 
+# a heading that names a group of things: "Lock strategies", "Use Cases", "Output formats";
+# not a task ("Syncing optional dependencies"), a phrase ("Handling of extraneous packages") nor
+# one word, which names a topic as often as a group ("Digests" over "Verification")
+_GROUP_RE = re.compile(r"(?:[A-Za-z][a-z-]*\s+){1,2}[A-Za-z][a-z-]*[a-rt-z]s")
+_NOT_IN_GROUP = frozenset({"of", "the", "to", "for", "with", "and", "or", "in", "on", "a", "an"})
+
+
+def _group_of(path: Sequence[str], title: str) -> str | None:
+    """The heading of the section above a section's own, as the group its subject is one of
+    ("lock strategies"), when it names a group of things: a plural noun phrase of two or three
+    words, not the document's title. None otherwise."""
+    if len(path) < 2:
+        return None
+    parent = section_heading(path[-2])
+    words = parent.split()
+    if (
+        not parent
+        or name_key(parent) == name_key(title)
+        or not _GROUP_RE.fullmatch(parent)
+        or words[0].casefold().endswith("ing")
+        or any(w.casefold() in _NOT_IN_GROUP for w in words)
+    ):
+        return None
+    # "Lock strategies" → "lock strategies"; a name in capitals stays: "HTTP endpoints"
+    return " ".join(w.lower() if w[:1].isupper() and w[1:].islower() else w for w in words)
+
+
 def structural_opening(
     name: str,
     texts: Sequence[str],
@@ -152,6 +179,9 @@ def structural_opening(
         if shows is not None:  # "Clearing the Cache: If you …, you can clear the cache: `…`."
             lead, command, cited = shows
             return Opening(f"{shown}: {lead} `{command}`.", cited)
+        group = _group_of(doc.sections[block.section].path, title)
+        if group is not None:  # "Static URLs is one of the lock strategies in “Lock file”."
+            return Opening(f"{shown} is one of the {group} in “{title}”.", block.id)
         return Opening(f"{shown} is a section of “{title}”.", block.id)
     named = heading and heading != title and name_key(heading) != key
     where = f"under “{heading}” in “{title}”" if named else f"in “{title}”"
