@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.render import LISTED, TopicEdit, apply_topic_edit
@@ -132,36 +134,25 @@ def test_a_command_page_whose_facts_are_on_another_page_becomes_its_row(
     assert pages["Python discovery"].listed == ("uv venv",)
 
 
-def test_a_plain_word_page_that_gives_way_is_not_listed(tmp_path: Path) -> None:
+# a heading of plain words (an alias: it shares a word), and one hyphened as a heading writes
+# it ("Trade-offs" is English, not code: `is_code_like`; it had become a row and an alias)
+@pytest.mark.parametrize(("heading", "alias"), [("Discovery order", True), ("Trade-offs", False)])
+def test_a_plain_word_page_that_gives_way_is_not_listed(
+    tmp_path: Path, heading: str, alias: bool
+) -> None:
     (plan,) = _plans(
         tmp_path,
         _extraction(
             UV,
             [
                 Topic("Python discovery", "concept", (), ("s1", "s2", "s3", "s4")),
-                Topic("Discovery order", "concept", (), ("s4",), from_heading=True),
+                Topic(heading, "concept", (), ("s4",), from_heading=True),
             ],
         ),
     )
     assert list(_pages(plan)) == ["Python discovery"]
     assert _pages(plan)["Python discovery"].listed == ()
-
-
-def test_a_hyphened_heading_that_gives_way_is_not_listed(tmp_path: Path) -> None:
-    """ "Trade-offs" is English, not code (`is_code_like`): it had become a row and an alias."""
-    (plan,) = _plans(
-        tmp_path,
-        _extraction(
-            UV,
-            [
-                Topic("Python discovery", "concept", (), ("s1", "s2", "s3", "s4")),
-                Topic("Trade-offs", "concept", (), ("s4",), from_heading=True),
-            ],
-        ),
-    )
-    assert list(_pages(plan)) == ["Python discovery"]
-    assert _pages(plan)["Python discovery"].listed == ()
-    assert "Trade-offs" not in _pages(plan)["Python discovery"].aliases
+    assert (heading in _pages(plan)["Python discovery"].aliases) is alias
 
 
 LITESTREAM = [
