@@ -157,6 +157,9 @@ def test_an_abbreviation_and_the_last_word_of_its_long_form_name_its_page(tmp_pa
     found = back.find(["Lite Transaction Files", "LTX"])
     assert found is not None and found.title == "LTX file"
     assert back.find(["Lite Transaction Files"]) is None
+    found = back.find(["Lite Transaction Files (LTX)", "LTX"])  # a heading not split yet
+    assert found is not None and found.title == "LTX file"
+    assert back.find(["", "LTX"]) is None  # no name: nothing, not an error
     assert back.find(["Lite Transaction Log", "LTX"]) is None  # "LTX log" is no page
 
 

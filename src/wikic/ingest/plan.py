@@ -191,10 +191,11 @@ class Resolver:
             for key in held_keys(self.index, {page.path}):
                 if _ends_long_form(m["short"], m["word"], self.index.names[key]):
                     return page
-        for long in names:  # back: "Lite Transaction Files" (LTX) finds "LTX file"
+        for long in (split_abbreviation(n)[0] for n in names):  # back: LTX finds "LTX file"
+            last = long.split()[-1] if long.split() else ""
             for short in names:
-                if acronym(short) and _ends_long_form(short, long.split()[-1], long):
-                    key = name_key(f"{short} {long.split()[-1]}")
+                if acronym(short) and last and _ends_long_form(short, last, long):
+                    key = name_key(f"{short} {last}")
                     if key in self.index.by_key:  # a stored page too: `Layered` reads it
                         return self.index.by_key[key]
         return None
