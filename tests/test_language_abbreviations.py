@@ -42,4 +42,6 @@ def test_an_abbreviation_of_the_whole_name_only() -> None:
     assert abbreviates("LTX", "Lite Transaction Files")
     assert abbreviates("SSI", "Serializable Snapshot Isolation")
     assert not abbreviates("LTX", "Files")
+    assert not abbreviates("LTX", "Litestream")  # one word: a name of its own, not the long form
+    assert not abbreviates("DB", "database")
     assert not abbreviates("SI", "Serializable Snapshot Isolation")  # "Snapshot Isolation" only

@@ -86,7 +86,10 @@ def _schwartz_hearst(short: str, candidate: str) -> str | None:
 
 
 def abbreviates(short: str, name: str) -> bool:
-    """Whether `short` is the abbreviation of the whole of `name` (`long_form` finds all of
-    its words): LTX of "Lite Transaction Files", not of "Files"."""
+    """Whether `short` is the abbreviation of the whole of `name`, a name of two words or more
+    (`long_form` finds all of its words): LTX of "Lite Transaction Files", not of "Files", nor
+    of "Litestream" (its L and T in one word: the model's alias LTX had merged the Litestream
+    page into the LTX one)."""
+    words = name.strip().strip(_EDGES).split()
     found = long_form(short, name)
-    return found is not None and found.split() == name.strip().strip(_EDGES).split()
+    return len(words) >= 2 and found is not None and found.split() == words
