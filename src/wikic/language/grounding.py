@@ -86,7 +86,8 @@ def _trim_edges(text: str) -> str:
 
 def split_abbreviation(name: str) -> tuple[str, tuple[str, ...]]:
     """ "Byte pair encoding (BPE)" → ("Byte pair encoding", ("BPE",)): a parenthetical that is
-    another name for the rest (`related`: "Lite Transaction Files (LTX)") becomes an alias; any other ("SentencePiece (Unigram)") stays."""
+    another name for the rest (`related`: "Lite Transaction Files (LTX)") becomes an alias;
+    any other ("SentencePiece (Unigram)") stays."""
     m = _ABBREVIATION_RE.fullmatch(name)
     if m and related(m.group(2), m.group(1)):
         return m.group(1), (m.group(2),)
@@ -177,8 +178,8 @@ def mentions(names: Sequence[str], sentence: str) -> bool:
 def related(alias: str, name: str) -> bool:
     """Whether `alias` can be another name for `name`: they share a content word, or one is
     the initials of the other (KV / key value) or its abbreviation (`abbreviations.abbreviates`:
-    TXID / transaction ID, a page whose alias had been dropped). A small model's aliases are often just
-    neighbouring topics; those would merge distinct pages."""
+    TXID / transaction ID, a page whose alias had been dropped). A small model's aliases are
+    often just neighbouring topics; those would merge distinct pages."""
     a, n = _content(word_keys(alias)), _content(word_keys(name))
     if a & n:
         return True

@@ -135,8 +135,7 @@ def defines(names: Sequence[str], text: str) -> bool:
     article, in code or not; its abbreviation may follow in parentheses) and a defining verb
     ("`top_p` is the cumulative probability …", "The `--threads` option sets …",
     "Write-Ahead Logging (WAL) is a standard method …")."""
-    flat = plain(text).lstrip("*_\"'“(")
-    flat = re.sub(r"^(?:the|a|an)\s+", "", flat, flags=re.IGNORECASE)
+    flat = _without_article(text)
     for name in (n.strip("`") for n in names if n.strip("`")):
         m = re.match(
             rf"`?{re.escape(name)}`?(?:\s+(?:option|flag|field|parameter|setting|key))?"
@@ -286,12 +285,18 @@ def glossary_kind(names: Sequence[str], text: str) -> bool | None:
     return False if text.lstrip("*_").startswith("`") else None
 
 
+def _without_article(text: str) -> str:
+    """`text` plain, from its first word, an opening article dropped: where `defines` and
+    `_acts` look for the subject's name."""
+    return re.sub(r"^(?:the|a|an)\s+", "", plain(text).lstrip("*_\"'“("), flags=re.IGNORECASE)
+
+
 def _acts(names: Sequence[str], text: str) -> bool:
     """Whether `text` opens with one of `names` (after an article) and a present-tense verb of
     it: "bitsandbytes features the LLM.int8 and QLoRA quantization …" is about bitsandbytes,
     though no defining verb says so (its page had opened "Once a model is quantized to 8-bit,
     you can't push … unless you're using … Transformers and bitsandbytes.")."""
-    flat = re.sub(r"^(?:the|a|an)\s+", "", plain(text).lstrip("*_\"'“("), flags=re.IGNORECASE)
+    flat = _without_article(text)
     for name in (n.strip("`") for n in names if n.strip("`")):
         m = re.match(rf"`?{re.escape(name)}`?(?=\s)", flat, re.IGNORECASE)
         if m and _ACTS_RE.match(flat, m.end()):
