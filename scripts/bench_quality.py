@@ -64,6 +64,7 @@ from wikic.query.support import MIN_COVER, stems
 from wikic.query.terms import key_terms
 from wikic.store.db import open_store
 from wikic.store.hybrid import RANKINGS
+from wikic.store.rerank import resolve as resolve_rerank
 from wikic.store.rows import search_text
 from wikic.store.search import content_terms, name_words, parse_query
 from wikic.vault.document import names_release
@@ -614,9 +615,12 @@ def compile_wiki(root: Path, raw: Path) -> None:
         )
 
 
-def copy_wiki(root: Path, dest: Path, embedding_model: str | None = None) -> WikiPaths:
+def copy_wiki(
+    root: Path, dest: Path, embedding_model: str | None = None, rerank_model: str | None = None
+) -> WikiPaths:
     """A private copy of the compiled wiki (pages, schema, config) to query; with
-    `embedding_model`, its search.embedding_model set to that (the index re-embeds on open)."""
+    `embedding_model`, its search.embedding_model set to that (the index re-embeds on open),
+    with `rerank_model` its search.rerank_model."""
     missing = [name for name in COPIED if not (root / name).exists()]
     if missing:
         raise UsageError(
@@ -635,9 +639,11 @@ def copy_wiki(root: Path, dest: Path, embedding_model: str | None = None) -> Wik
         else:
             shutil.copy2(src, dest / name)
     (dest / "raw").mkdir(exist_ok=True)
-    if embedding_model is not None:
+    settings = {"embedding_model": embedding_model, "rerank_model": rerank_model}
+    if any(v is not None for v in settings.values()):
         data = yaml.safe_load((dest / "wikic.yaml").read_text(encoding="utf-8")) or {}
-        data.setdefault("search", {})["embedding_model"] = embedding_model
+        search = data.setdefault("search", {})
+        search.update({k: v for k, v in settings.items() if v is not None})
         (dest / "wikic.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return WikiPaths(dest, load_config(dest / "wikic.yaml"))
 
@@ -709,6 +715,11 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="for --retrieval-only: search.embedding_model of the copy queried (wordllama, "
         "minilm, a directory; default: the wiki's)",
     )
+    p.add_argument(
+        "--rerank-model",
+        choices=["auto", "minilm", "none"],
+        help="search.rerank_model of the copy queried (default: the wiki's)",
+    )
     p.add_argument("--answers", action="store_true", help="print every answer after the tables")
     p.add_argument("--json", action="store_true", help="print the JSON report instead")
     p.add_argument(
@@ -764,7 +775,7 @@ def _run(args: argparse.Namespace, backend: Backend | None) -> int:
     if args.retrieval_only:
         return _run_retrieval(args, items, root)
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
-        paths = copy_wiki(root, Path(tmp))
+        paths = copy_wiki(root, Path(tmp), rerank_model=args.rerank_model)
         config = paths.config
         if args.model:
             from wikic.cli.backends import config_with_model
@@ -883,9 +894,14 @@ def load_paraphrases(path: Path, items: Sequence[QAItem]) -> list[QAItem]:
 
 
 def retrieval_rows(
-    paths: WikiPaths, items: Sequence[QAItem], rankings: Sequence[str], budget: int
+    paths: WikiPaths,
+    items: Sequence[QAItem],
+    rankings: Sequence[str],
+    budget: int,
+    cost: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """For each answerable item: the expected facts found in the packed context, per ranking."""
+    """For each answerable item: the expected facts found in the packed context, per ranking;
+    `cost` gets each ranking's search seconds (wall) and the texts the re-ranker encoded."""
     rows = []
     # packing counts with wordllama's tokenizer whatever the embedding model, so the budget is
     # the same text for every model
@@ -898,8 +914,12 @@ def retrieval_rows(
         for item in (i for i in items if i.answerable):
             row: dict[str, Any] = {"id": item.id, "question": item.question}
             for ranking in rankings:
+                start = time.perf_counter()
                 found = retrieve(store, item.question, limit=paths.config.query.search_limit,
                                  ranking=ranking)  # type: ignore[arg-type]  # fmt: skip
+                if cost is not None:
+                    key = f"{ranking}_search_s"
+                    cost[key] = cost.get(key, 0.0) + time.perf_counter() - start
                 packed = pack(found.evidence, words(item.question), budget, count,
                               key_terms(item.question))  # fmt: skip
                 context = unescape("\n".join(s.text for s in packed.shown))
@@ -907,6 +927,8 @@ def retrieval_rows(
                 row[ranking] = {"facts": len(hit), "of": len(item.facts),
                                 "all": len(hit) == len(item.facts)}  # fmt: skip
             rows.append(row)
+        if cost is not None:
+            cost["rerank_encoded"] = cost.get("rerank_encoded", 0) + store.reranker.encoded
     return rows
 
 
@@ -930,7 +952,7 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         sets["paraphrase"] = load_paraphrases(para_file, load_qa(args.qa))
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="wikic-bench-") as tmp:
-        paths = copy_wiki(root, Path(tmp), args.embedding_model)
+        paths = copy_wiki(root, Path(tmp), args.embedding_model, args.rerank_model)
         budget = args.context_tokens or paths.config.query.context_tokens
         embed_start, embed_cpu = time.perf_counter(), time.process_time()
         with open_store(paths):  # the first open builds the index: every passage and page
@@ -939,7 +961,10 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         with sqlite3.connect(paths.db) as conn:
             counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                       for t in ("passages", "pages", "vectors")}  # fmt: skip
-        rows = {name: retrieval_rows(paths, qs, rankings, budget) for name, qs in sets.items()}
+        cost: dict[str, float] = {}  # literal questions first: paraphrases find the cache warm
+        rows = {
+            name: retrieval_rows(paths, qs, rankings, budget, cost) for name, qs in sets.items()
+        }
     summary = {name: _retrieval_summary(r, rankings) for name, r in rows.items()}
     setup = {
         "wiki": str(root),
@@ -948,6 +973,13 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         "context_tokens": budget,
         "token_counter": "wordllama's tokenizer (Llama 2 SentencePiece), whatever the model",
         "embedding_model": paths.config.search.embedding_model,
+        "rerank_model": paths.config.search.rerank_model,
+        "reranked_by": resolve_rerank(
+            paths.config.search.rerank_model, paths.config.search.embedding_model
+        ),
+        # the re-ranker encodes a passage the first time a question reaches it
+        "rerank_encoded_texts": int(cost.get("rerank_encoded", 0)),
+        "search_s": {k: round(v, 1) for k, v in cost.items() if k.endswith("_search_s")},
         "index_build_s": round(embed_s, 1),
         "index_build_cpu_s": round(embed_cpu, 1),  # all threads; the machine may be shared
         "load_average": [round(x, 1) for x in os.getloadavg()],

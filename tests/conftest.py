@@ -32,6 +32,16 @@ def _isolated_user_dirs(
     isolate_user_dirs(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
+@pytest.fixture(autouse=True)
+def _no_auto_rerank(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """search.rerank_model `auto` re-ranks nothing unless a test is marked `rerank` or runs a
+    real model: a question's ranking must not depend on whether minilm's package is installed
+    (tests/test_rerank.py covers the second stage)."""
+    if request.node.get_closest_marker("rerank") or request.node.get_closest_marker("real_model"):
+        return
+    monkeypatch.setattr("wikic.store.rerank.package_installed", lambda: False)
+
+
 @pytest.fixture
 def fake_backend() -> FakeBackend:
     return FakeBackend()

@@ -332,3 +332,31 @@ def test_no_decode_predicts_quoted_answers_with_the_models_token_counts(tmp_path
     assert model.history == []
     assert report["summary"]["wiki"]["answerable_correct"] >= 1  # quotes chosen by code
     assert bq.main([*argv, "--style", "write"], backend=model) == 2  # a usage error
+
+
+PARAPHRASE = """
+- id: p-persist
+  paraphrase_of: persist
+  question: Where do the saved states of the cache end up?
+"""
+
+
+def test_retrieval_only_reports_each_ranking_and_the_rerank_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = sample_wiki(tmp_path / "repo")
+    _write(paths.raw / "paper.md", RAW_PAPER)
+    qa = _write(tmp_path / "qa.yaml", QA)
+    _write(tmp_path / "paraphrase.yaml", PARAPHRASE)
+    monkeypatch.setattr(bq, "resolve_rerank", lambda setting, embedding: f"{setting} resolved")
+    argv = ["--wiki", str(paths.root), "--qa", str(qa), "--retrieval-only", "--json"]
+    argv += ["--rankings", "lexical,hybrid", "--rerank-model", "none"]
+    assert bq.main([*argv, "--out", str(tmp_path / "o.json")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    setup, summary = report["setup"], report["summary"]
+    assert (setup["rerank_model"], setup["reranked_by"]) == ("none", "none resolved")
+    assert setup["rerank_encoded_texts"] == 0
+    assert set(setup["search_s"]) == {"lexical_search_s", "hybrid_search_s"}
+    assert summary["literal"]["questions"] == 2 and summary["paraphrase"]["questions"] == 1
+    assert summary["literal"]["lexical"]["answer_in_context"] == 2  # both answers in context
+    assert [r["id"] for r in report["rows"]["paraphrase"]] == ["p-persist"]

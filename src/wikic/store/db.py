@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 from wikic.paths import WikiPaths
 from wikic.store.concepts import StoredConcepts
 from wikic.store.hybrid import Ranking, page_search, passage_search
+from wikic.store.rerank import CACHE_FILE as RERANK_CACHE
+from wikic.store.rerank import Reranker, resolve
 from wikic.store.rows import Citation, Claim, ClaimRef, Contradiction
 from wikic.store.schema import Outdated, StoreError, connect, is_corruption, remove_db
 from wikic.store.search import (
@@ -88,8 +90,11 @@ class Store:
         self.paths = paths
         self.notes: list[str] = []  # warnings for the user (rebuilt DB, unreadable pages)
         self.in_memory = False
-        self.vectors = Vectors(paths.config.search.embedding_model)
+        search = paths.config.search
+        self.vectors = Vectors(search.embedding_model)
         self.conn = self._open()
+        cache = None if self.in_memory else paths.state / RERANK_CACHE
+        self.reranker = Reranker(resolve(search.rerank_model, search.embedding_model), cache)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -143,6 +148,7 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+        self.reranker.close()
 
     def __enter__(self) -> Store:
         return self
@@ -168,6 +174,9 @@ class Store:
         report = self._guarded(lambda: self._sync_rows(full=True, progress=progress, clear=True))
         with contextlib.suppress(OSError):
             (self.paths.state / STALE_MARKER).unlink()
+        if self.reranker.enabled:
+            keys = {k for (k,) in self.conn.execute("SELECT vkey FROM passages")}
+            self.reranker.prune(keys)
         return report
 
     def _sync_rows(self, **kwargs: Any) -> SyncReport:
@@ -229,6 +238,7 @@ class Store:
                 query,
                 limit=limit,
                 ranking=ranking or self.paths.config.search.mode,
+                rerank=self.reranker,
             )
         )
 

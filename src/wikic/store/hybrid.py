@@ -20,6 +20,8 @@ from typing import Literal
 
 from wikic.errors import UsageError
 from wikic.store.fusion import rrf
+from wikic.store.rerank import POOL as POOL_OF_RERANK
+from wikic.store.rerank import Reranker
 from wikic.store.search import (
     Mode,
     PassageHit,
@@ -194,9 +196,11 @@ def passage_search(
     *,
     limit: int,
     ranking: Ranking,
+    rerank: Reranker | None = None,
 ) -> list[PassageHit]:
     """Facts, source paragraphs and overviews for a question, best first; a hybrid hit's
-    score is its fused score, a semantic one's its cosine similarity."""
+    score is its fused score, a semantic one's its cosine similarity. A hybrid ranking's best
+    passages are re-ranked by `rerank` when it is on (`store.rerank`)."""
     if ranking == "lexical" or not vectors.enabled:
         if ranking == "semantic":
             raise _off(vectors)
@@ -204,18 +208,40 @@ def passage_search(
     text = _semantic_text(parse_query(query))
     if not text.strip():
         return []
-    lex = passage_matches(conn, query, limit=limit) if ranking == "hybrid" else []
+    wide = rerank is not None and rerank.enabled  # the words' and meaning's best POOL each
+    depth = max(limit, POOL_OF_RERANK) if wide else limit
+    lex = passage_matches(conn, query, limit=depth) if ranking == "hybrid" else []
     if ranking == "hybrid" and not lex:
         return []  # nothing holds a word of it: "the wiki does not say", not the nearest text
     units = matrix(conn, "passages", cache)
     if ranking == "hybrid" and not units.centered:
-        return [h for _, h in lex]
+        return _reranked(conn, rerank, query, lex, limit)
     query_vec = vectors.embedder().embed([text])[0]
     if ranking == "semantic":
         return _passage_hits(conn, nearest(units, query_vec, limit), {})
     found = nearest(units, query_vec, max(limit, SEMANTIC_POOL))
-    fused = fuse_passages([i for i, _ in lex], [i for i, _ in found], limit)
+    words, meaning = [i for i, _ in lex], [i for i, _ in found]
+    if wide:
+        assert rerank is not None
+        pool = fuse_passages(words, meaning, depth)
+        fused = rerank.rerank(conn, query, [i for i, _ in pool], limit, k=PASSAGE_RRF_K)
+    else:
+        fused = fuse_passages(words, meaning, limit)
     return _passage_hits(conn, fused, dict(lex))
+
+
+def _reranked(
+    conn: sqlite3.Connection,
+    rerank: Reranker | None,
+    query: str,
+    lex: Sequence[tuple[int, PassageHit]],
+    limit: int,
+) -> list[PassageHit]:
+    """The words' hits in the second stage's order (`store.rerank`), or in theirs."""
+    if rerank is None or not rerank.enabled:
+        return [h for _, h in lex]
+    ranked = rerank.rerank(conn, query, [i for i, _ in lex], limit, k=PASSAGE_RRF_K)
+    return _passage_hits(conn, ranked, dict(lex))
 
 
 def fuse_passages(
