@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from wikic.ingest.resolve import ConceptIndex, shared_mentions
 from wikic.language.evidence import names_sentence
-from wikic.language.frequency import base_forms, capital_only, is_field_term, zipf
+from wikic.language.frequency import base_forms, capital_only, is_coined, is_field_term, zipf
 from wikic.language.sentences import Sentence
 from wikic.vault.names import name_key
 
@@ -45,3 +45,10 @@ def test_a_page_named_by_a_common_word_joins_only_sentences_with_its_capital() -
         Sentence("s2", "p1", "Writes go through a single writer."),
     ]
     assert shared_mentions(sentences, index, skip=set()) == {name_key("Go"): ["s1"]}
+
+
+def test_a_word_english_lacks_in_every_form_is_coined() -> None:
+    for name in ("fsync", "fsyncs", "upsert", "lockfile"):
+        assert is_coined(name), name
+    for word in ("checksum", "mmap", "snapshots", "checkpointing", ""):
+        assert not is_coined(word), word

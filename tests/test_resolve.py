@@ -191,6 +191,10 @@ def test_mentions_take_the_longest_name_and_one_word_names_as_written() -> None:
 def test_a_plain_word_needs_one_more_sentence() -> None:
     assert join_evidence("Checkpointing") == 3 > join_evidence("lock file") == 2
     assert join_evidence("SQLite") == 2 == join_evidence("pdm.lock")
+    # a word general English lacks in every form is the name of one thing (`is_coined`):
+    # bbolt's two sentences with `fsync()` add bbolt to the fsync page PostgreSQL's made
+    assert join_evidence("fsync") == 2 == join_evidence("upsert")
+    assert join_evidence("checksum") == 3  # rare, but English
 
 
 def _extraction(name: str, texts: list[str], topics: list[Topic]) -> Extraction:

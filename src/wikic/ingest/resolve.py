@@ -33,7 +33,7 @@ from typing import Generic, TypeVar
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import is_subject
-from wikic.language.frequency import COMMON_ZIPF, capital_only, zipf
+from wikic.language.frequency import COMMON_ZIPF, capital_only, is_coined, zipf
 from wikic.language.grounding import names_in, word_keys
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.name_rules import (
@@ -124,9 +124,10 @@ def joinable(name: str) -> bool:
 
 
 def plain_word(name: str) -> bool:
-    """One word with no capital inside and nothing of code: "Checkpointing", "purpose"."""
+    """One word with no capital inside and nothing of code that general English writes:
+    "Checkpointing", "purpose"; not "fsync" (`is_coined`), the name of one thing."""
     name = name.strip()
-    return " " not in name and not is_code_like(name) and name[1:].islower()
+    return " " not in name and not is_code_like(name) and name[1:].islower() and not is_coined(name)
 
 
 def join_evidence(name: str) -> int:

@@ -39,6 +39,13 @@ def is_field_term(word: str, *, below: float = DOMAIN_ZIPF) -> bool:
     return max(map(zipf, base_forms(word.casefold()))) < below
 
 
+def is_coined(word: str) -> bool:
+    """Whether general English's lists lack `word` in every form it may inflect: a name made
+    for a thing ("fsync", "upsert", "lockfile", "bbolt"), precise however plainly it is
+    written, unlike a plain word that is rare ("checksum" 2.3, "mmap" 1.3)."""
+    return bool(word) and max(map(zipf, base_forms(word.casefold()))) == 0
+
+
 def base_forms(word: str) -> set[str]:
     """`word` and the words it may inflect: "databases" → "database", "dependencies" →
     "dependency", "reduces" → "reduce", "locking" → "lock"."""
