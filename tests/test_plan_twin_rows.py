@@ -155,6 +155,35 @@ def test_a_plain_word_page_that_gives_way_is_not_listed(
     assert (heading in _pages(plan)["Python discovery"].aliases) is alias
 
 
+LITEFS = [
+    "LiteFS replicates SQLite databases across ephemeral nodes.",
+    "LiteFS trades strong consistency for easy live replication, unlike tools such as rqlite.",
+    "LiteFS intercepts writes through a FUSE file system.",
+    "LiteFS elects its primary through a Consul lease.",
+]
+
+
+def test_a_linked_project_page_that_gives_way_is_no_row_nor_alias(tmp_path: Path) -> None:
+    """A precise name of one plain word (a project the document links to, `linked_names`)
+    is a thing of its own, not a member of the page holding its facts: "rqlite", named in a
+    comparison of LiteFS with other tools, had become a row and an alias of LiteFS (and the
+    held-out "apt" one of "Image layers"). A command of several words still is a row."""
+    (plan,) = _plans(
+        tmp_path,
+        _extraction(
+            LITEFS,
+            [
+                Topic("LiteFS", "concept", (), ("s1", "s2", "s3", "s4")),
+                Topic("rqlite", "concept", (), ("s2",), precise=True),
+            ],
+        ),
+    )
+    pages = _pages(plan)
+    assert list(pages) == ["LiteFS"]
+    assert pages["LiteFS"].listed == ()
+    assert "rqlite" not in pages["LiteFS"].aliases
+
+
 LITESTREAM = [
     "Litestream replicates SQLite databases to object storage.",
     "Litestream restores LTX files in transaction ID (TXID) order.",

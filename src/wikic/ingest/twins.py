@@ -60,6 +60,7 @@ from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.vault.name_keys import acronym, initials
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
+    from wikic.ingest.extract import Topic
     from wikic.ingest.plan import PageTarget, SourcePlan
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+")
@@ -106,9 +107,7 @@ def _pages(
         for topic, target in plan.topics:
             targets[target.path] = target
             heading[target.path] = heading.get(target.path, True) and topic.from_heading
-            code[target.path] = code.get(target.path, True) and (
-                topic.precise or code_name(topic.name)
-            )
+            code[target.path] = code.get(target.path, True) and member_name(topic)
             if topic.subject:
                 subject.add(target.path)
             names.setdefault(target.path, {target.title: None}).update(
@@ -254,6 +253,14 @@ def _below(facts: int) -> int:
     other's `facts` too: the pair is twins from either side (a title's subject of five facts,
     four of them on an option's page that two sources write, was twins of it still)."""
     return max(0, math.ceil(TWIN_SHARE * facts) - 1)
+
+
+def member_name(topic: Topic) -> bool:
+    """Whether a topic's name is what a page lists as a member (`LIST`): a code name (a flag,
+    key, file or identifier: `code_name`) or a command of several words (`uv venv`). A
+    precise name of one plain word is a thing of its own: the project a document links to
+    ("more complex tools such as [rqlite](…)") had become a row, and an alias, of LiteFS."""
+    return code_name(topic.name) or (topic.precise and " " in topic.name.strip())
 
 
 def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
