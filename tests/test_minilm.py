@@ -11,7 +11,6 @@ texts far. Extraction and the missing-package error are checked on constructed z
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import math
 import socket
@@ -30,17 +29,8 @@ from wikic.embed import minilm, model
 from wikic.embed.bert import MAX_TOKENS, BertEncoder, gelu
 from wikic.embed.model import EmbeddingError, load_embedder
 
-
-def _installed() -> bool:
-    try:
-        importlib.metadata.distribution(minilm.DIST)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
 needs_package = pytest.mark.skipif(
-    not _installed(), reason=f"{minilm.DIST} not installed (scripts/install.sh installs it)"
+    not minilm.installed(), reason=f"{minilm.DIST} not installed (scripts/install.sh installs it)"
 )
 
 # sentence-transformers' all-MiniLM-L6-v2 vector of "hello world", first five of 384 numbers

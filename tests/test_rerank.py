@@ -32,14 +32,6 @@ PAGES = {
 }  # fmt: skip
 
 
-def _installed() -> bool:
-    try:
-        importlib.metadata.distribution(minilm.DIST)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
 class FakeEncoder:
     """Texts about losing power or crashing are alike; every other text points elsewhere."""
 
@@ -228,7 +220,7 @@ def test_an_unknown_setting_is_a_config_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.rerank
-@pytest.mark.skipif(not _installed(), reason=f"{minilm.DIST} not installed")
+@pytest.mark.skipif(not minilm.installed(), reason=f"{minilm.DIST} not installed")
 def test_minilm_finds_what_words_alone_rank_last(tmp_path: Path) -> None:
     """The real model, on the default setting: the passage about a crash answers a question
     about losing power, which shares only "database" with it."""

