@@ -37,6 +37,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -914,22 +915,31 @@ def retrieval_rows(
         for item in (i for i in items if i.answerable):
             row: dict[str, Any] = {"id": item.id, "question": item.question}
             for ranking in rankings:
-                start = time.perf_counter()
+                start, encoded = time.perf_counter(), store.reranker.encoded
                 found = retrieve(store, item.question, limit=paths.config.query.search_limit,
                                  ranking=ranking)  # type: ignore[arg-type]  # fmt: skip
+                seconds = time.perf_counter() - start
                 if cost is not None:
                     key = f"{ranking}_search_s"
-                    cost[key] = cost.get(key, 0.0) + time.perf_counter() - start
+                    cost[key] = cost.get(key, 0.0) + seconds
                 packed = pack(found.evidence, words(item.question), budget, count,
                               key_terms(item.question))  # fmt: skip
                 context = unescape("\n".join(s.text for s in packed.shown))
                 hit = [f for f in item.facts if re.search(f, context, re.IGNORECASE)]
                 row[ranking] = {"facts": len(hit), "of": len(item.facts),
-                                "all": len(hit) == len(item.facts)}  # fmt: skip
+                                "all": len(hit) == len(item.facts), "search_s": round(seconds, 3),
+                                "encoded": store.reranker.encoded - encoded}  # fmt: skip
             rows.append(row)
         if cost is not None:
             cost["rerank_encoded"] = cost.get("rerank_encoded", 0) + store.reranker.encoded
     return rows
+
+
+def _spread(values: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {}
+    return {"median": round(statistics.median(ordered), 3), "max": round(ordered[-1], 3)}
 
 
 def _retrieval_summary(rows: Sequence[dict[str, Any]], rankings: Sequence[str]) -> dict[str, Any]:
@@ -980,6 +990,10 @@ def _run_retrieval(args: argparse.Namespace, items: list[QAItem], root: Path) ->
         # the re-ranker encodes a passage the first time a question reaches it
         "rerank_encoded_texts": int(cost.get("rerank_encoded", 0)),
         "search_s": {k: round(v, 1) for k, v in cost.items() if k.endswith("_search_s")},
+        # one question's search, each ranking: the first questions encode their passages
+        "search_s_per_question": {
+            r: _spread([row[r]["search_s"] for rs in rows.values() for row in rs]) for r in rankings
+        },
         "index_build_s": round(embed_s, 1),
         "index_build_cpu_s": round(embed_cpu, 1),  # all threads; the machine may be shared
         "load_average": [round(x, 1) for x in os.getloadavg()],

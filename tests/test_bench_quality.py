@@ -357,6 +357,8 @@ def test_retrieval_only_reports_each_ranking_and_the_rerank_setting(
     assert (setup["rerank_model"], setup["reranked_by"]) == ("none", "none resolved")
     assert setup["rerank_encoded_texts"] == 0
     assert set(setup["search_s"]) == {"lexical_search_s", "hybrid_search_s"}
+    assert set(setup["search_s_per_question"]["hybrid"]) == {"median", "max"}
+    assert report["rows"]["literal"][0]["hybrid"]["encoded"] == 0  # nothing re-ranked
     assert summary["literal"]["questions"] == 2 and summary["paraphrase"]["questions"] == 1
     assert summary["literal"]["lexical"]["answer_in_context"] == 2  # both answers in context
     assert [r["id"] for r in report["rows"]["paraphrase"]] == ["p-persist"]
