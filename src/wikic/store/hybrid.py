@@ -208,40 +208,25 @@ def passage_search(
     text = _semantic_text(parse_query(query))
     if not text.strip():
         return []
-    wide = rerank is not None and rerank.enabled  # the words' and meaning's best POOL each
-    depth = max(limit, POOL_OF_RERANK) if wide else limit
+    second = rerank if rerank is not None and rerank.enabled else None
+    depth = max(limit, POOL_OF_RERANK) if second else limit  # each ranking's best POOL
     lex = passage_matches(conn, query, limit=depth) if ranking == "hybrid" else []
     if ranking == "hybrid" and not lex:
         return []  # nothing holds a word of it: "the wiki does not say", not the nearest text
     units = matrix(conn, "passages", cache)
     if ranking == "hybrid" and not units.centered:
-        return _reranked(conn, rerank, query, lex, limit)
+        if second is None:
+            return [h for _, h in lex]
+        ranked = second.rerank(conn, query, [i for i, _ in lex], limit, k=PASSAGE_RRF_K)
+        return _passage_hits(conn, ranked, dict(lex))
     query_vec = vectors.embedder().embed([text])[0]
     if ranking == "semantic":
         return _passage_hits(conn, nearest(units, query_vec, limit), {})
     found = nearest(units, query_vec, max(limit, SEMANTIC_POOL))
-    words, meaning = [i for i, _ in lex], [i for i, _ in found]
-    if wide:
-        assert rerank is not None
-        pool = fuse_passages(words, meaning, depth)
-        fused = rerank.rerank(conn, query, [i for i, _ in pool], limit, k=PASSAGE_RRF_K)
-    else:
-        fused = fuse_passages(words, meaning, limit)
+    fused = fuse_passages([i for i, _ in lex], [i for i, _ in found], depth)
+    if second is not None:
+        fused = second.rerank(conn, query, [i for i, _ in fused], limit, k=PASSAGE_RRF_K)
     return _passage_hits(conn, fused, dict(lex))
-
-
-def _reranked(
-    conn: sqlite3.Connection,
-    rerank: Reranker | None,
-    query: str,
-    lex: Sequence[tuple[int, PassageHit]],
-    limit: int,
-) -> list[PassageHit]:
-    """The words' hits in the second stage's order (`store.rerank`), or in theirs."""
-    if rerank is None or not rerank.enabled:
-        return [h for _, h in lex]
-    ranked = rerank.rerank(conn, query, [i for i, _ in lex], limit, k=PASSAGE_RRF_K)
-    return _passage_hits(conn, ranked, dict(lex))
 
 
 def fuse_passages(
