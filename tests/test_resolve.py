@@ -188,6 +188,23 @@ def test_mentions_take_the_longest_name_and_one_word_names_as_written() -> None:
     }
 
 
+def test_a_name_after_an_article_is_found_as_written() -> None:
+    # "the TXID" is a run whose key drops its article; the name is compared without it, not
+    # lost to the longer run (a sentence naming "the TXID" once named no page)
+    index = _index(("TXID",), ("The Pile",))
+    found = shared_mentions(
+        _sentences(
+            "The TXID of each file is in its name.",
+            "A gap in the TXID sequence stops the restore.",
+            "Files are applied in txid order.",
+            "The Pile is a dataset; a pile of files is not.",
+        ),
+        index,
+        skip=set(),
+    )
+    assert found == {name_key("TXID"): ["s1", "s2"], name_key("The Pile"): ["s4"]}
+
+
 def test_a_plain_word_needs_one_more_sentence() -> None:
     assert join_evidence("Checkpointing") == 3 > join_evidence("lock file") == 2
     assert join_evidence("SQLite") == 2 == join_evidence("pdm.lock")

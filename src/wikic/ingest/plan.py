@@ -32,6 +32,7 @@ from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.language.abbreviations import abbreviates
 from wikic.language.actions import subtree_blocks
 from wikic.language.commands import is_code_like
+from wikic.language.definitions import defined_abbreviations
 from wikic.language.discussed import about
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type, split_abbreviation
@@ -569,12 +570,29 @@ def add_earlier_shared(
 def _shared_page(name: str, sources: Sequence[Extraction], resolver: Resolver) -> PageTarget:
     """The page of the concept `name` the sources discuss: the one a name of it finds, else a
     new one."""
-    found = resolver.find([name])
+    long = defined_long_form(name, [ex.document for ex in sources])
+    found = resolver.find([name] if long is None else [long, name])
     if found is not None:
         return found
     text = "\n".join(ex.source.text for ex in sources)
+    if long is not None:  # "TXID" that a document defines: "Transaction ID", alias TXID
+        return resolver.resolve(Topic(long, guess_type(long, text, "concept"), (name,), ()))
     name = capitalised_title(name, [ex.document for ex in sources])
     return resolver.resolve(Topic(name, guess_type(name, text, "concept"), (), ()))
+
+
+def defined_long_form(short: str, documents: Sequence[Document]) -> str | None:
+    """The term the first of `documents` that defines the abbreviation `short` writes out
+    ("an autoincrementing transaction ID (TXID)" → "Transaction ID"), or None: a page of a
+    concept several sources abbreviate is titled as a page its own source would title it
+    (`language.definitions.defined_abbreviations`), and its sentences that write the term out
+    name it too."""
+    key = name_key(short)
+    for doc in documents:
+        for term, shorts in defined_abbreviations(doc).items():
+            if any(name_key(s) == key for s in shorts):
+                return term
+    return None
 
 
 def add_shared_sections(
@@ -727,6 +745,14 @@ def join_shared(
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
     openings |= {h.facts[0] for h in plan.held}
     held = plan.held_ids  # a revisit adds what the wiki lacks
+    # … but a page new in this batch of a concept the revisited source discusses gets its
+    # sentences as one batch would, though they are on the source's own pages too: the facts
+    # of "Transaction ID" that Litestream's ingest left on its pages "LTX files", "Litestream"
+    discussed = (
+        {p.path for n in plan.extraction.discussed if (p := index.match(n)) and not p.exists}
+        if held
+        else set()
+    )
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:
@@ -745,7 +771,7 @@ def join_shared(
         for i in ids[:FACTS_PER_SECTION_TOPIC]:
             # the page joined must not hold most of another page of the source, nor open with
             # the sentence another opens with: a twin either way
-            if i in openings or i in held:
+            if i in openings or (i in held and target.path not in discussed):
                 continue
             if refers_back(plan.extraction.sentences[i].text):
                 continue  # "This file serves …": its antecedent stays on the source's pages
@@ -757,10 +783,19 @@ def join_shared(
                 if len(f & set(facts)) >= TWIN_SHARE * (on_page + len(facts)):
                     facts = [i for i in facts if i not in f]
         if facts:
-            plan.topics.append((Topic(target.title, target.type, (), tuple(facts)), target))
+            names = () if target.exists else _batch_names(index, target)
+            plan.topics.append((Topic(target.title, target.type, names, tuple(facts)), target))
             own_facts.append(set(facts))
             openings.add(facts[0])
             added += 1
+
+
+def _batch_names(index: ConceptIndex[PageTarget], target: PageTarget) -> tuple[str, ...]:
+    """The other names the batch gave the new page `target` (the abbreviation of "Transaction
+    ID", `_shared_page`): its aliases, whichever source's facts it gets."""
+    title = name_key(target.title)
+    names = (index.names[k] for k in sorted(held_keys(index, {target.path})))
+    return tuple(dict.fromkeys(n for n in names if name_key(n) != title))
 
 
 def _row_labels_dropped(sentence: Sentence, doc: Document) -> Sentence:

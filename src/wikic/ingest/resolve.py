@@ -193,4 +193,8 @@ def _written_as(name: str, written: str) -> bool:
         # "the lockfile" for "lock file": a compound joined or split, compared by key alone
         words = [w for w in _WORDS_RE.findall(written) if w.casefold() not in ARTICLES]
         return len(word_keys(name)) != len(words) or names_in([name], written)
+    # "the TXID": the run's key drops its article (`name_key`), the name is compared without it
+    first, _, rest = written.partition(" ")
+    if rest and first.casefold() in ARTICLES and not name.casefold().startswith(f"{first} "):
+        written = rest.lstrip()
     return written in (name, name + "s")
