@@ -58,9 +58,10 @@ import yaml
 
 from wikic.config import Config, load_config
 from wikic.errors import ConfigError
+from wikic.ingest.openings import DERIVED
 from wikic.language.finders import FINDERS, check_finder_names
 from wikic.language.headings import title_subjects
-from wikic.language.openings import opening_fault
+from wikic.language.openings import opening_fault, opening_faults
 from wikic.vault.document import parse_document
 from wikic.vault.episodes import episode_date
 from wikic.vault.links import normalize_target, parse_links
@@ -212,6 +213,7 @@ class TopicPage:
     summary: str
     aliases: tuple[str, ...] = ()
     related: frozenset[str] = frozenset()  # normalized targets of its `## Related` links
+    derived: bool = False  # code wrote its opening from the document's structure
 
     def facts_from(self, source: str | None) -> list[Fact]:
         return [f for f in self.facts if source is None or source in f.cites]
@@ -277,6 +279,7 @@ def _topic(page: Page, is_fragment: Callable[[str], str | None]) -> TopicPage:
         page.summary,
         tuple(page.aliases),
         related,
+        page.props.get("opening") == DERIVED,
     )
 
 
@@ -452,6 +455,21 @@ def opening_checks(topics: Sequence[TopicPage]) -> list[dict[str, str]]:
     return failing
 
 
+def subject_openings(topics: Sequence[TopicPage]) -> list[str]:
+    """The topic pages whose opening is a fact about their subject: the sentence opens with
+    the page's name and a verb of it ("`pip` is the reference …", "Bolt allows …"), where
+    a sentence that merely names it ("No sleep will occur if `fsync` is not enabled …")
+    stands alone but does not say what it is (`opening_faults(...).no_subject`). Openings code
+    derived from the document's structure do not count."""
+    return [
+        t.path
+        for t in topics
+        if not t.derived
+        and t.summary
+        and not opening_faults(t.title, t.summary, aliases=t.aliases).no_subject
+    ]
+
+
 def related_repeats(topics: Sequence[TopicPage]) -> int:
     """Topic pages whose non-empty `## Related` list is the same set as another page's of the
     same source: links that say nothing about the page."""
@@ -498,6 +516,8 @@ def totals(
         "standalone_openings": len(vault.topics) - len(failing),
         "standalone_opening_share": _round(_ratio(len(vault.topics) - len(failing), len(counts))),
         "opening_failures": failing,
+        "subject_openings": len(subject_openings(vault.topics)),
+        "derived_openings": sum(t.derived for t in vault.topics),
         "thin_pages": thin,
         "thin_page_share": _round(_ratio(thin, len(counts))),
         "title_subjects": sum(len(d.title_subjects) for d in docs),

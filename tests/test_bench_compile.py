@@ -179,6 +179,8 @@ def test_metrics_of_a_hand_built_wiki(tmp_path: Path, capsys: pytest.CaptureFixt
     # issue 32: every opening names its page's subject; 2 of 3 pages have < 3 facts; the title
     # of doc-a names Alpha, which has a page; no page lists Related links
     assert (t["standalone_openings"], t["standalone_opening_share"]) == (3, 1.0)
+    # … one of them says what it is ("Alpha is a tool …"); "Gamma came up …" only names it
+    assert (t["subject_openings"], t["derived_openings"]) == (1, 0)
     assert (t["thin_pages"], t["thin_page_share"]) == (2, 0.6667)
     assert (t["title_subjects"], t["title_subjects_missing"]) == (1, 0)
     assert a["title_subjects"] == ["Alpha"] and notes["title_subjects"] == []  # an episode

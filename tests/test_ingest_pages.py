@@ -113,6 +113,12 @@ def test_a_sentence_that_points_back_opens_a_page_only_when_nothing_better_does(
         "By default, Poetry creates a virtual environment in `{cache-dir}/virtualenvs`.",
     ]
     assert points_back(texts[0]) and not points_back("The `this` keyword is bound.")
+    # a clause that opens with a pronoun points back too: who connects? (the overlap compile
+    # of c6707e2 opened "Transaction ID" so)
+    connect = "When they connect to the primary node, they specify their transaction ID."
+    assigns = "Each sync assigns the next transaction ID to the batch of new pages."
+    assert points_back(connect) and not points_back("When Litestream starts, it connects.")
+    assert defining_text("Transaction ID", [connect, assigns]) == assigns
     assert defining_text("Virtual environment", texts) == texts[1]
     # a definition wins though it points back: it still says what the thing is
     ltx = [
@@ -439,3 +445,20 @@ def test_two_new_pages_of_a_source_never_open_with_one_sentence() -> None:
     assert _new_leads_apart([shared], [new[1]], lambda: {fold(shared)}) == [own]
     assert _new_leads_apart([shared], [new[0]], lambda: {fold(shared)}) == [shared]
     assert _new_leads_apart([shared, shared], [None, new[1]]) == [shared, own]
+
+
+def test_of_two_new_pages_the_subject_of_their_sentence_keeps_it() -> None:
+    # the overlap code-only compile of c6707e2: "Key value", listed before "Bolt", kept Bolt's
+    # definition as its opening and Bolt opened with "Bolt accesses all data by a byte slice
+    # key."; the page a sentence defines keeps it, in either order
+    defines = "Bolt is a pure Go key/value store inspired by the LMDB project."
+    bolt_other = "Bolt accesses all data by a byte slice key."
+    pairs = "Writing many key/value pairs at once is faster in one transaction."
+
+    def fact(text: str) -> Fact:
+        return Fact(text[:8], text, ("[[sources/bbolt#^p1]]",), "")
+
+    key_value = ("Key value", [fact(defines), fact(pairs)])
+    bolt = ("Bolt", [fact(defines), fact(bolt_other)])
+    assert _new_leads_apart([defines, defines], [key_value, bolt]) == [pairs, defines]
+    assert _new_leads_apart([defines, defines], [bolt, key_value]) == [defines, pairs]

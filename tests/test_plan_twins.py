@@ -351,6 +351,30 @@ def test_a_page_named_with_its_abbreviation_keeps_its_definition_beside_the_broa
     _no_twins(plan)
 
 
+def test_a_sentence_whose_subject_a_page_is_goes_to_it_though_it_opened_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    """bbolt's "Bolt is a pure Go key/value store …" had opened the larger page "Key value",
+    its only source, and been trimmed off "Bolt": a sentence whose subject is one page and not
+    the other goes to its subject while the other keeps three facts besides."""
+    texts = [
+        "Bolt is a pure Go key/value store inspired by the LMDB project.",
+        "Bolt accesses all data by a byte slice key.",
+        "Bolt keeps its data in a single file.",
+        "Writing many key/value pairs in one transaction is fast.",
+        "Removing key/value pairs during iteration may skip a pair.",
+        "Each key/value pair lives in a bucket.",
+        "Sorted key/value pairs make range scans cheap.",
+    ]
+    key_value = Topic("Key value", "concept", (), ("s1", "s4", "s5", "s6", "s7"))
+    bolt = Topic("Bolt", "entity", (), ("s1", "s2", "s3"))
+    plan = _plan(tmp_path, texts, [key_value, bolt])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert facts["Bolt"] == ("s1", "s2", "s3")
+    assert facts["Key value"] == ("s4", "s5", "s6", "s7")
+    _no_twins(plan)
+
+
 @pytest.mark.parametrize("subject", [True, False])
 def test_a_title_subject_keeps_its_page_beside_an_existing_one(subject: bool) -> None:
     """rqlite's "DB Package", its title's subject, opens with two sentences that name SQLite,

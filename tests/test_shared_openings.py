@@ -36,6 +36,21 @@ def test_a_sentence_its_subject_opens_with_a_verb_of_it_says_what_it_does() -> N
     assert defining_text("Compiler team", [asked, team]) == asked
 
 
+def test_a_name_in_code_opens_a_sentence_and_a_longer_code_name_is_another_thing() -> None:
+    # the overlap compile of c6707e2: `pip` opened with "Pip is capable of …" though "`pip` is
+    # the reference …" defines it (a code span counted as no sentence start), and `poetry`
+    # with "`tool.poetry.exclude` is …", a key of its file, as if that sentence were about it
+    capable = "Pip is capable of determining and installing the dependencies of packages."
+    defines = "`pip` is the reference Python package manager."
+    assert defining_text("pip", [capable, defines], shared=True) == defines
+    key = "`tool.poetry.exclude` is additionally implicitly populated by your `.gitignore`."
+    assumes = "Poetry assumes your package contains a package named after the project."
+    assert defining_text("poetry", [key, assumes]) == assumes
+    lock = "`uv.lock` is a human-readable TOML file."
+    automatic = "Locking and syncing are automatic in uv."
+    assert defining_text("uv", [lock, automatic]) == automatic
+
+
 def test_what_opens_with_another_name() -> None:
     proper = proper_names(["It runs when Pipenv installs a package."])
     assert "Pipenv" in proper

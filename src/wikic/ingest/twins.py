@@ -419,8 +419,13 @@ def _yielded(lesser: _Page, other: _Page) -> frozenset[str]:
         and (
             (f not in other.openings and not mentions(list(other.names), t))
             # its subject is the lesser page's: the other gives it up, even where one source
-            # would have opened the other page with it, while another source opens it
-            or (_subject_of(names, t) and bool(other.openings - {f}))
+            # would have opened the other page with it, while another source opens it or it
+            # is not the other's subject either ("Bolt is a pure Go key/value store …" had
+            # opened "Key value" and been trimmed off "Bolt")
+            or (
+                _subject_of(names, t)
+                and (bool(other.openings - {f}) or not _subject_of(list(other.names), t))
+            )
         )
     ]
     if not given or len(theirs) - len(given) < RICH:

@@ -44,6 +44,7 @@ from wikic.language import grounding
 from wikic.language.commands import MAX_USAGE_LINES
 from wikic.language.conflicts import conflict_reason, may_conflict
 from wikic.language.openings import (
+    OpeningFaults,
     defining_text,
     leans_on_context,
     opening_fault,
@@ -573,8 +574,18 @@ def _new_leads_apart(
     to a reader and to `wikic lint`."""
     out = list(leads)
     taken: set[str] | None = None
-    for n, lead in enumerate(leads):
-        entry = new[n]
+
+    def fit(n: int) -> OpeningFaults | None:
+        entry, lead = new[n], leads[n]
+        return None if entry is None or lead is None else opening_faults(entry[0], lead)
+
+    fits = [fit(n) for n in range(len(leads))]
+    # of pages that would open with one sentence, the one it opens worst moves off it first:
+    # "Bolt is a pure Go key/value store …" stays the opening of "Bolt", its subject, and
+    # "Key value" opens with a fact of its own (before, the page listed first moved)
+    order = sorted(range(len(leads)), key=lambda n: (fits[n] is None, fits[n] or ()), reverse=True)
+    for n in order:
+        lead, entry = leads[n], new[n]
         if lead is None or entry is None:
             continue
         others = {fold(str(x)) for i, x in enumerate(out) if i != n and x is not None}

@@ -50,6 +50,12 @@ _CONTINUES_RE = re.compile(
     r"The (?:other|second|third|next|last|final|remaining|table|figure|diagram|example|output|"
     r"snippet|listing)\b|(?:Added|Changed|Deprecated|Removed|New) in v?\d)\b"
 )
+# a clause that opens with a pronoun: "When they connect to the primary node, they specify …"
+# (who connects?)
+_PRONOUN_CLAUSE_RE = re.compile(
+    r"(?:When|Whenever|If|Once|After|Before|Because|Since|As|While|Although|Unless|Until)\s+"
+    r"(?:they|it|he|she)\b"
+)
 _DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|those|such an?)\b(?![-\w])", re.IGNORECASE)
 _WORD_RE = re.compile(r"[\w'’]+")
 # words no sentence ends with: a lead-in whose code block was its end ("… the command line
@@ -70,7 +76,10 @@ def points_back(text: str) -> bool:
     """Whether `text` points at something its document named before, anywhere in it ("…
     within this virtual environment", "… one of those two outcomes", "such a piece"): it may
     open a page when nothing better does, but reads worse than a sentence that does not."""
-    return _DEMONSTRATIVE_RE.search(re.sub(r"`[^`]*`", " ", plain(text))) is not None
+    flat = plain(text)
+    if _PRONOUN_CLAUSE_RE.match(flat.lstrip("*_\"'“(")):
+        return True
+    return _DEMONSTRATIVE_RE.search(re.sub(r"`[^`]*`", " ", flat)) is not None
 
 
 def bare_default(text: str) -> bool:
@@ -155,7 +164,7 @@ _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allow
 # `int8` …" (`_acts`)
 _ACTS_RE = re.compile(
     r"\s+(?:[a-z]+ly\s+)?(?P<verb>[a-z]+[^s\W]s)\s+"
-    r"(?:(?:the|a|an|its|their|all|each|every|both|any|this|these|one|two|several|many|most)\b"
+    r"(?:(?:the|a|an|its|their|your|all|each|every|both|any|this|these|one|two|several|many|most)\b"
     r"|\d|`)",
 )
 
@@ -229,7 +238,8 @@ def opening_faults(
     `proper` (the proper names of a shared page's facts, `proper_names`) a sentence about
     another named thing is worse."""
     own = [title, *aliases]
-    names = grounding.mentions(own, text)
+    words = text.split()
+    names = any(grounding.mentions([n], text) and not _inside_code_name(n, words) for n in own)
     verb = _DEFINING_RE.search(text)
     subject = bool(names and verb and any(_opens_with(name, text[: verb.start()]) for name in own))
     subject = subject or (names and _acts(own, text))
@@ -237,7 +247,7 @@ def opening_faults(
     glossed = glossary_kind(own, text) if names else None
     if glossed is not None:  # "Digest: a unique identifier …": a glossary's entry for it
         subject, kind = True, kind or glossed
-    opens = starts_sentence(text)
+    opens = starts_sentence(text) or _opens_with_code(text)
     return OpeningFaults(
         not_alone=not names or leans_on_context(text) is not None,  # `opening_fault`
         no_subject=not subject,
@@ -291,6 +301,16 @@ def _without_article(text: str) -> str:
     return re.sub(r"^(?:the|a|an)\s+", "", plain(text).lstrip("*_\"'“("), flags=re.IGNORECASE)
 
 
+def _opens_with_code(text: str) -> bool:
+    """Whether `text` opens with a code span ("`pip` is the reference Python package
+    manager."): technical prose starts a sentence with a name as written, in lower case."""
+    return re.match(r"`[^`\s][^`]*`", plain_start(text)) is not None
+
+
+def plain_start(text: str) -> str:
+    return text.lstrip("*_\"'“(")
+
+
 def _acts(names: Sequence[str], text: str) -> bool:
     """Whether `text` opens with one of `names` (after an article) and a present-tense verb of
     it: "bitsandbytes features the LLM.int8 and QLoRA quantization …" is about bitsandbytes,
@@ -314,7 +334,24 @@ def _opens_with(title: str, head: str) -> bool:
         and not title.casefold().startswith(words[0].casefold())
     ):
         return False  # "Trimming a rotating KV cache is …": its subject is the trimming
+    if _inside_code_name(title, words):
+        return False  # "`tool.poetry.exclude` is …" is not about Poetry
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
+
+
+def _inside_code_name(title: str, words: Sequence[str]) -> bool:
+    """Whether a one-word `title` is among `words` only as a part of a longer code name
+    (`tool.poetry.exclude`, `uv.lock`, `python3-pip`): a name of another thing."""
+    own = title.strip("`").casefold()
+    if not own or " " in own:
+        return False
+    tokens = [w.strip("`*_\"'“”(),:;.!?").casefold() for w in words]
+    if any(t in (own, f"{own}s", f"{own}'s", f"{own}’s") for t in tokens):
+        return False
+    return any(own in t and _CODE_JOINS_RE.search(t) for t in tokens)
+
+
+_CODE_JOINS_RE = re.compile(r"[./:-]")
 
 
 # a word that is a name wherever it stands: an acronym, a capital inside it, a digit, code
