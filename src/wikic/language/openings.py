@@ -77,7 +77,7 @@ def points_back(text: str) -> bool:
     within this virtual environment", "… one of those two outcomes", "such a piece"): it may
     open a page when nothing better does, but reads worse than a sentence that does not."""
     flat = plain(text)
-    if _PRONOUN_CLAUSE_RE.match(flat.lstrip("*_\"'“(")):
+    if _PRONOUN_CLAUSE_RE.match(_unmarked(flat)):
         return True
     return _DEMONSTRATIVE_RE.search(re.sub(r"`[^`]*`", " ", flat)) is not None
 
@@ -304,10 +304,11 @@ def _without_article(text: str) -> str:
 def _opens_with_code(text: str) -> bool:
     """Whether `text` opens with a code span ("`pip` is the reference Python package
     manager."): technical prose starts a sentence with a name as written, in lower case."""
-    return re.match(r"`[^`\s][^`]*`", plain_start(text)) is not None
+    return re.match(r"`[^`\s][^`]*`", _unmarked(text)) is not None
 
 
-def plain_start(text: str) -> str:
+def _unmarked(text: str) -> str:
+    """`text` without the emphasis, quote or bracket it opens with."""
     return text.lstrip("*_\"'“(")
 
 
