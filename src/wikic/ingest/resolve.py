@@ -195,6 +195,6 @@ def _written_as(name: str, written: str) -> bool:
         return len(word_keys(name)) != len(words) or names_in([name], written)
     # "the TXID": the run's key drops its article (`name_key`), the name is compared without it
     first, _, rest = written.partition(" ")
-    if rest and first.casefold() in ARTICLES and not name.casefold().startswith(f"{first} "):
+    if rest and first.casefold() in ARTICLES:
         written = rest.lstrip()
     return written in (name, name + "s")

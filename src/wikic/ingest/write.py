@@ -583,7 +583,7 @@ def _new_leads_apart(
     # of pages that would open with one sentence, the one it opens worst moves off it first:
     # "Bolt is a pure Go key/value store …" stays the opening of "Bolt", its subject, and
     # "Key value" opens with a fact of its own (before, the page listed first moved)
-    order = sorted(range(len(leads)), key=lambda n: (fits[n] is None, fits[n] or ()), reverse=True)
+    order = sorted(range(len(leads)), key=lambda n: fits[n] or (), reverse=True)
     for n in order:
         lead, entry = leads[n], new[n]
         if lead is None or entry is None:
