@@ -38,3 +38,41 @@ def test_names_written_in_lower_case_stay() -> None:
 
 def test_any_document_of_the_batch_can_show_a_name() -> None:
     assert capitalised_title("manifests", [DOC, OTHER]) == "manifests"
+
+
+def test_words_of_comments_and_quoted_text_are_not_code() -> None:
+    doc = parse_document(
+        """# Quantize
+
+Quantization shrinks a model; quantization costs accuracy.
+
+```sh
+# naive quantization using default settings
+./quantize model.gguf Q4_K_M  // snapshot of the weights
+python -c 'print("dirty read of the weights")' "requests[socks]"
+```
+""",
+        filename="q.md",
+    )
+    assert capitalised_title("quantization", [doc]) == "Quantization"
+    assert capitalised_title("snapshot", [doc]) == "Snapshot"
+    assert capitalised_title("dirty read", [doc]) == "Dirty read"
+    # the code itself still shows its names, a quoted word among them
+    assert capitalised_title("python", [doc]) == "python"
+    assert capitalised_title("requests", [doc]) == "requests"
+
+
+def test_a_code_name_the_prose_capitalises_is_titled_so() -> None:
+    doc = parse_document(
+        """# Basic usage
+
+Poetry helps you declare dependencies. Run `poetry add` to add one, and `poetry install`.
+With Poetry you also get a lock file; Poetry never installs a Python interpreter, so bring
+your own Python or python interpreter and run your code with `python app.py`. The pip tool and pip
+freeze are what plain venv users run: `pip install cup`, then `pip freeze`.
+""",
+        filename="usage.md",
+    )
+    assert capitalised_title("poetry", [doc]) == "Poetry"
+    assert capitalised_title("python", [doc]) == "Python"  # twice "Python", once "python"
+    assert capitalised_title("pip", [doc]) == "pip"  # the prose writes it in lower case too

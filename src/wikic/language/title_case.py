@@ -16,6 +16,11 @@ from wikic.vault.document import Document
 
 _PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*")  # lower-case words only (`mlx-lm` is code-like)
 _SPAN_WORD_RE = re.compile(r"[\w.-]+")
+# what a code block says in English, not as code: a comment (`# naive Q4_K_M quantization …`,
+# `// …`) to the end of its line, a quoted string of words (`["auto-gptq is an easy-to-use
+# model quantization library …"]`, not `"requests[socks]"`); their words name nothing the code
+# uses
+_NOT_CODE_RE = re.compile(r"""(?:^|(?<=\s))(?:#|//).*$|"[^"\n]* [^"\n]*"|'[^'\n]* [^'\n]*'""", re.M)
 
 
 def capitalised_title(name: str, docs: Sequence[Document]) -> str:
@@ -28,7 +33,10 @@ def capitalised_title(name: str, docs: Sequence[Document]) -> str:
     for doc in docs:
         words, commands, code = _code_words(doc)
         coded = name in code if " " in name else name in words  # "data file" in SQL is no name
-        if coded or name.split()[0] in commands or any(starts.match(s.text) for s in doc.sentences):
+        if coded or name.split()[0] in commands:
+            # `poetry` the program is Poetry the tool; `pdm config` stays a command
+            return (" " not in name and prose_spelling(name, docs)) or name
+        if any(starts.match(s.text) for s in doc.sentences):
             return name  # a document writes it as a name
     return name[0].upper() + name[1:]
 
@@ -44,7 +52,7 @@ def _code_words(doc: Document) -> tuple[frozenset[str], frozenset[str], str]:
     if kept is None or kept[0] is not doc:
         code = [
             *(span for b in doc.blocks for span in b.code_spans),
-            *(b.text for b in doc.blocks if b.kind == "code"),
+            *(_NOT_CODE_RE.sub(" ", b.text) for b in doc.blocks if b.kind == "code"),
         ]
         words = frozenset(w for c in code for w in _SPAN_WORD_RE.findall(c))
         commands = frozenset(w for c in command_names(doc) for w in c.split()[:1])
@@ -52,3 +60,30 @@ def _code_words(doc: Document) -> tuple[frozenset[str], frozenset[str], str]:
             _CODE.clear()
         kept = _CODE[id(doc)] = (doc, (words, commands, "\n".join(code)))
     return kept[1]
+
+
+# a name where the prose writes it: not inside inline code, a link's target or a web address
+_NOT_PROSE_RE = re.compile(r"`[^`]*`|\]\([^)]*\)|\S*://\S*|\S+\.(?:com|org|io|dev|net)\b\S*")
+
+
+def prose_spelling(name: str, docs: Sequence[Document]) -> str | None:
+    """How the documents' prose writes the lower-case code name `name` in mid-sentence, when
+    that is with capitals and more often than as `name`: the command `poetry` is the tool
+    Poetry, `pdm` is PDM, `python` is Python; `pip` and `uv`, which prose writes in lower case,
+    have none (None). A sentence's first word is capitalised anyway and does not count."""
+    pattern = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    counts: dict[str, int] = {}
+    for doc in docs:
+        for block in doc.blocks:
+            if block.kind == "code":
+                continue
+            prose = _NOT_PROSE_RE.sub(" ", block.markdown)
+            for m in pattern.finditer(prose):
+                before = prose[: m.start()].rstrip(" *_[(\"'#>-")
+                if not before or before[-1] in ".!?:|":
+                    continue  # a sentence, item or cell starts with it: capitalised anyway
+                counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    best = max(counts, key=lambda w: (counts[w], w != name), default=None)
+    if best is None or best == name or counts[best] <= counts.get(name, 0):
+        return None
+    return best
