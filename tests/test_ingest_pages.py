@@ -8,7 +8,8 @@ import datetime as dt
 from pathlib import Path
 
 from tests.helpers.wikitools import ingest_code_only, make_wiki
-from wikic.ingest.members import safe_title
+from wikic.ingest.extract import Extraction, Topic
+from wikic.ingest.members import place_topics, safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
 from wikic.ingest.write import _new_leads_apart
@@ -23,10 +24,12 @@ from wikic.language.openings import (
     points_back,
 )
 from wikic.language.prose_checks import fold
+from wikic.language.sentences import Sentence
 from wikic.llm.fake import FakeBackend
 from wikic.vault.document import parse_document
 from wikic.vault.links import parse_links
 from wikic.vault.sections import RELATED, bullets, split_body
+from wikic.vault.sources import Source
 from wikic.vault.topic_page import Fact
 from wikic.vault.tree import Vault
 
@@ -462,3 +465,24 @@ def test_of_two_new_pages_the_subject_of_their_sentence_keeps_it() -> None:
     bolt = ("Bolt", [fact(defines), fact(bolt_other)])
     assert _new_leads_apart([defines, defines], [key_value, bolt]) == [pairs, defines]
     assert _new_leads_apart([defines, defines], [bolt, key_value]) == [defines, pairs]
+
+
+def test_a_title_subject_the_model_named_from_one_sentence_gets_its_sentences() -> None:
+    """The model named TiDB, a subject of "TiDB Transaction Isolation Levels", from one
+    sentence: the page of the document's subject holds the sentences that name it, as it does
+    when the model does not name it (TiDB had 1 fact with the model, 8 without)."""
+    texts = [
+        "TiDB implements Snapshot Isolation for compatibility with MySQL.",
+        "Transactions see a consistent snapshot.",
+        "TiDB retries a statement that meets a newer version.",
+        "Starting from TiDB v3.0, automatic retry is disabled.",
+    ]
+    text = "# TiDB Transaction Isolation Levels\n\n" + "\n\n".join(texts) + "\n"
+    doc = parse_document(text, filename="tidb.md")
+    sentences = {f"s{i}": Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)}
+    model = Topic("TiDB", "entity", (), ("s3",), from_model=True)
+    ex = Extraction(
+        Source("raw/tidb.md", text, "sha256:0", "article"), "t", texts[0], doc, sentences, [model]
+    )
+    (tidb,) = [t for t in place_topics(ex).topics if t.name == "TiDB"]
+    assert tidb.subject and tidb.facts == ("s3", "s1", "s4")  # its own first, then the others

@@ -225,12 +225,18 @@ def _with_title_subjects(ex: Extraction, topics: list[Topic]) -> list[Topic]:
     taken = {name_key(n) for t in topics for n in (t.name, *t.aliases)}
     added = list(topics)
     for name, aliases in title_subjects(doc):
-        if name_key(name) in taken:
-            at = next(i for i, t in enumerate(added) if name_key(name) in _keys(t))
-            added[at] = replace(added[at], subject=True)
-            continue
         names = [name, *aliases]
         facts = [s.id for s in ex.sentences.values() if _names(names, s.text)]
+        if name_key(name) in taken:
+            # a topic of that name already (the model's "TiDB" of one sentence): it is the
+            # subject, and gets the sentences that name it as a page of its own would
+            at = next(i for i, t in enumerate(added) if name_key(name) in _keys(t))
+            have = added[at].facts
+            more = [f for f in facts if f not in have][
+                : max(0, FACTS_PER_SECTION_TOPIC - len(have))
+            ]
+            added[at] = replace(added[at], subject=True, facts=(*have, *more))
+            continue
         if not facts:
             opening = doc.sections[0].block_ids if doc.sections else ()
             facts = [s.id for s in ex.sentences.values() if s.paragraph in opening]
