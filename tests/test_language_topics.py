@@ -1157,3 +1157,28 @@ def test_the_models_topics_rank_after_codes_and_a_common_term_is_no_page() -> No
     assert not topics["Homebrew"].from_model and topics["LLM"].from_model
     assert "URL" not in topics
     assert any("URL" in note and "every technical text" in note for note in ex.notes)
+
+
+def test_a_plain_word_only_the_model_named_is_no_page() -> None:
+    """A plain word general English writes often is no page when only the model named it
+    ("package": four sources' packages, a Go package among them, were one grab-bag page); a
+    term of the field, a name the source capitalises, a precise name, a name of one sentence
+    ("Downloading": kept, as code keeps a name it finds) or one code found too stays."""
+    from wikic.ingest.extract import Topic, _plain_word_only_the_model_named
+
+    text = (
+        "Install a package with pip. Each package has versions; the package index lists "
+        "them. Downloading a package takes time. A snapshot is a copy; the snapshot is kept. "
+        "Poetry manages the package; Poetry writes a lock file. Run `--upgrade` to upgrade."
+    )
+
+    def plain(name: str, facts: int = 3, code: tuple[str, ...] = ()) -> bool:
+        found = [Topic(n, "concept", (), ("s1", "s2")) for n in code]
+        topic = Topic(name, "concept", (), tuple(f"s{i}" for i in range(facts)), from_model=True)
+        return _plain_word_only_the_model_named(topic, found, text)
+
+    assert plain("package") and plain("Package")
+    assert not plain("snapshot")  # rare in general English: a term of the field
+    assert not plain("Poetry")  # the source capitalises it: a name
+    assert not plain("--upgrade") and not plain("lock file")  # precise; a phrase
+    assert not plain("package", code=("package",))  # code found it too
