@@ -243,6 +243,15 @@ def test_a_section_an_earlier_source_made_a_page_of_is_the_task_s_page() -> None
         "concepts/pinned.md", "Pinned packages", "concept", True
     )
     assert _held_page(plan, ("s2", "s5", "s6")) is None  # a third of them: its own page
+    # a page the section is only a part of (PDM's own page took its "pdm sync" section) is
+    # not the task's page: Pipenv's "Installing from Lock Files" went onto the page "PDM"
+    whole = HeldPage("concepts/pdm.md", "PDM", "concept", tuple(f"s{i}" for i in range(2, 10)))
+    plan.held.append(whole)
+    assert _held_page(plan, ("s2", "s3", "s4")) == PageTarget(
+        "concepts/pinned.md", "Pinned packages", "concept", True
+    )
+    plan.held.remove(plan.held[1])
+    assert _held_page(plan, ("s2", "s3", "s4")) is None
 
 
 def _extraction() -> Extraction:

@@ -684,10 +684,15 @@ def _section_facts(plan: SourcePlan, section: int) -> tuple[str, ...]:
 
 
 def _held_page(plan: SourcePlan, facts: Sequence[str]) -> PageTarget | None:
-    """The page of a revisited source that holds most of `facts` (`TWIN_SHARE` or more): the
-    page its own ingest made of that section."""
+    """The page of a revisited source that holds most of `facts` (`TWIN_SHARE` or more) and
+    is mostly made of them: the page its own ingest made of that section. A page the section
+    is only a part of (PDM's own page, which took its "pdm sync" section) is not the task's:
+    another source's section of the task does not go there."""
     best = max(plan.held, key=lambda h: len(set(h.facts) & set(facts)), default=None)
-    if best is None or not facts or len(set(best.facts) & set(facts)) < TWIN_SHARE * len(facts):
+    if best is None or not facts:
+        return None
+    shared = len(set(best.facts) & set(facts))
+    if shared < TWIN_SHARE * len(facts) or shared < TWIN_SHARE * len(set(best.facts)):
         return None
     return PageTarget(best.path, best.title, best.type, True)
 
