@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 from wikic.language import grounding
 from wikic.language.prose_checks import cut_reason, links_as_text, plain, table_row_reason
+from wikic.language.sentences import SUBORDINATORS, starts_sentence
 from wikic.language.sentences import refers_back as follows_on
-from wikic.language.sentences import starts_sentence
 from wikic.vault.name_keys import acronym, initials
 
 # opens by pointing at what came before it in the document
@@ -161,11 +161,11 @@ def defines(names: Sequence[str], text: str) -> bool:
 _KIND_RE = re.compile(r"(?:is|are)\s+(?:\w+ly\s+)?(?:a|an|the|one)\b")
 _DEFINING_RE = re.compile(r"\b(?:is|are|was|means|refers to|describes|lets|allows|runs|provides)\b")
 # a present-tense verb and what it takes: "features the …", "quickly resolves a …", "supports
-# `int8` …" (`_acts`)
+# `int8` …", "installs packages …" (`_acts`)
 _ACTS_RE = re.compile(
     r"\s+(?:[a-z]+ly\s+)?(?P<verb>[a-z]+[^s\W]s)\s+"
     r"(?:(?:the|a|an|its|their|your|all|each|every|both|any|this|these|one|two|several|many|most)\b"
-    r"|\d|`)",
+    r"|\d|`|[a-z]{3,}s\b)",  # or a plural: "installs packages …"
 )
 
 
@@ -337,7 +337,21 @@ def _opens_with(title: str, head: str) -> bool:
         return False  # "Trimming a rotating KV cache is …": its subject is the trimming
     if _inside_code_name(title, words):
         return False  # "`tool.poetry.exclude` is …" is not about Poetry
+    if _narrowed(title, words):
+        return False  # "If PDM is not able to …, it will raise an error": about the error
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
+
+
+def _narrowed(title: str, words: Sequence[str]) -> bool:
+    """Whether the title comes in a fact's opening words only after a subordinate clause
+    opens ("If the lockfile is not up-to-date, …", "Because LiteFS is meant to be used …",
+    "Once a lock file contains …"): the sentence is about what its main clause says, not
+    about the title (`sentences.SUBORDINATORS`, a closed class of English words)."""
+    first = grounding.word_keys(title)[:1]
+    for i, word in enumerate(words):
+        if first and grounding.word_keys(word)[:1] == first:
+            return any(w.casefold().strip('`*_"“(,') in SUBORDINATORS for w in words[:i])
+    return False
 
 
 def _inside_code_name(title: str, words: Sequence[str]) -> bool:

@@ -101,7 +101,7 @@ _FINITE_VERBS = frozenset({
     "couldn't", "shouldn't",
 })  # fmt: skip
 # a clause opening with one of these is subordinate: its main clause follows a comma
-_SUBORDINATORS = frozenset({
+SUBORDINATORS = frozenset({
     "if", "when", "whenever", "while", "although", "though", "because", "since", "unless",
     "until", "once", "before", "after", "as", "whether", "where",
 })  # fmt: skip
@@ -133,7 +133,7 @@ def reads_as_statement(text: str) -> bool:
         return False
     if not any(w in _FINITE_VERBS for w in folded):
         return False
-    return folded[0] not in _SUBORDINATORS or "," in text
+    return folded[0] not in SUBORDINATORS or "," in text
 
 
 def with_code_spans(text: str, spans: Sequence[str]) -> str:
