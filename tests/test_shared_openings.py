@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from wikic.ingest.render import source_group
 from wikic.language.openings import defining_text, names_other_subject, proper_names
 
@@ -87,19 +89,29 @@ def test_a_group_names_its_source_then_its_section() -> None:
     assert source_group("C# notes", "[[x]] `y`") == "C♯ notes — x y"  # Obsidian-safe
 
 
-def test_a_name_inside_a_subordinate_clause_is_not_the_sentence_s_subject() -> None:
-    """The overlap compile (model replies replayed, stop 55): LiteFS opened "Because LiteFS is
-    meant to be used in ephemeral deployments …, it cannot use a distributed consensus
-    algorithm", PDM "If PDM is not able to find a resolution …, it will raise an error"; each
-    page holds a sentence its name opens."""
-    because = (
+# the overlap compile (model replies replayed, stop 55): LiteFS opened "Because LiteFS is meant
+# to be used in ephemeral deployments …, it cannot use …", PDM "If PDM is not able to find a
+# resolution …, it will raise an error"; each page holds a sentence its name opens (the last)
+SUBORDINATE = [
+    (
+        "LiteFS",
         "Because LiteFS is meant to be used in ephemeral deployments such as Kubernetes, it"
-        " cannot use a distributed consensus algorithm."
-    )
-    intended = "LiteFS is intended to provide easy, live, asynchronous replication."
-    assert defining_text("LiteFS", [because, intended]) == intended
-    error = "If PDM is not able to find a resolution, it will raise an error."
-    previously = "Previously, the `pdm lock` command would record package metadata as it is."
-    # a present-tense verb and a plural object: PDM is what the sentence is about
-    installs = "PDM installs packages exclusively from the existing lock file `pdm.lock`."
-    assert defining_text("PDM", [error, previously, installs]) == installs
+        " cannot use a distributed consensus algorithm.",
+        "LiteFS is intended to provide easy, live, asynchronous replication.",
+    ),
+    (
+        "PDM",
+        "If PDM is not able to find a resolution, it will raise an error.",
+        "Previously, the `pdm lock` command would record package metadata as it is.",
+        # a present-tense verb and a plural object: PDM is what the sentence is about
+        "PDM installs packages exclusively from the existing lock file `pdm.lock`.",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", SUBORDINATE, ids=[c[0] for c in SUBORDINATE])
+def test_a_name_inside_a_subordinate_clause_is_not_the_sentence_s_subject(
+    case: tuple[str, ...],
+) -> None:
+    title, *texts = case
+    assert defining_text(title, texts) == texts[-1]
