@@ -21,12 +21,11 @@ wiki the model compile made, contradiction warnings apart; timings of a replay m
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import hashlib
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -135,12 +134,6 @@ def replaying(folder: Path) -> Callable[..., list[list[Generation]]]:
     return extract
 
 
-@contextlib.contextmanager
-def _patched(extract: Callable[..., list[list[Generation]]]) -> Iterator[None]:
-    with mock.patch.object(pipeline, "extract_sources", extract):
-        yield
-
-
 def compile_corpus(
     mode: str,
     corpus: Path,
@@ -180,7 +173,7 @@ def compile_corpus(
         else [IngestRequest(paths=[root / "raw" / f]) for f in sorted(files)]
     )
     failed: list[str] = []
-    with _patched(hook):
+    with mock.patch.object(pipeline, "extract_sources", hook):
         for request in requests:
             report = ingest(open_paths(root), request, extract_backend=extract, write_backend=write)
             failed += [o.raw for o in report.outcomes if o.status == "failed"]
@@ -198,7 +191,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--batch", action="store_true", help="one `wikic ingest --all` (default: one per file)"
     )
     args = p.parse_args(argv)
-    args.limit = None
+    args.limit = None  # `bench_compile.choose_files` reads it; only --files chooses here
     return args
 
 

@@ -1165,6 +1165,7 @@ def test_a_plain_word_only_the_model_named_is_no_page() -> None:
     term of the field, a name the source capitalises, a precise name, a name of one sentence
     ("Downloading": kept, as code keeps a name it finds) or one code found too stays."""
     from wikic.ingest.extract import Topic, _plain_word_only_the_model_named
+    from wikic.vault.names import name_key
 
     text = (
         "Install a package with pip. Each package has versions; the package index lists "
@@ -1173,7 +1174,7 @@ def test_a_plain_word_only_the_model_named_is_no_page() -> None:
     )
 
     def plain(name: str, facts: int = 3, code: tuple[str, ...] = ()) -> bool:
-        found = [Topic(n, "concept", (), ("s1", "s2")) for n in code]
+        found = {name_key(n) for n in code}
         topic = Topic(name, "concept", (), tuple(f"s{i}" for i in range(facts)), from_model=True)
         return _plain_word_only_the_model_named(topic, found, text)
 

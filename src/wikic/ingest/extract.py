@@ -12,7 +12,7 @@ page's summary is asked for later, in the page-write batch (`write`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -236,11 +236,12 @@ def finish_extraction(
         found = _code_topics(
             doc, sentences, job.found, job.names, source.text, config.max_pages_per_source
         )
+        code_keys = {name_key(n) for t in found for n in (t.name, *t.aliases)}
         plain = [
             t
             for t in model_topics
             if t not in (*example, *clauses, *common)
-            and _plain_word_only_the_model_named(t, found, source.text)
+            and _plain_word_only_the_model_named(t, code_keys, source.text)
         ]
         notes += [
             f"dropped topic {t.name!r}: a plain word only the model named, not of the field"
@@ -442,10 +443,11 @@ def _code_topics(
     ]
 
 
-def _plain_word_only_the_model_named(topic: Topic, code: Sequence[Topic], text: str) -> bool:
+def _plain_word_only_the_model_named(topic: Topic, code_keys: Set[str], text: str) -> bool:
     """Whether `topic` is one plain word general English writes often (not a term of the field,
     `frequency.is_field_term`), which the source writes in lower case more than capitalised,
-    and only the model named it (code found no topic of its names). Code never pages such a
+    and only the model named it (`code_keys`: the name keys of the topics code found hold none
+    of its names). Code never pages such a
     word (`finders.field_terms`), and the model's did no better: its "package" made one
     grab-bag page of four sources' packages, a Go package among them. Dropping the model's
     pages of one sentence too (not names: "Downloading", "Hands-on") cost the held-out set
@@ -453,8 +455,7 @@ def _plain_word_only_the_model_named(topic: Topic, code: Sequence[Topic], text: 
     name = topic.name
     if " " in name or not name[1:].islower() or is_code_like(name) or is_field_term(name):
         return False
-    taken = {name_key(n) for t in code for n in (t.name, *t.aliases)}
-    if any(name_key(n) in taken for n in (topic.name, *topic.aliases)):
+    if any(name_key(n) in code_keys for n in (topic.name, *topic.aliases)):
         return False
     lower, capital = (
         len(re.findall(rf"(?<![\w-]){re.escape(form)}(?![\w-])", text))

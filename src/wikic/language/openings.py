@@ -337,19 +337,21 @@ def _opens_with(title: str, head: str) -> bool:
         return False  # "Trimming a rotating KV cache is …": its subject is the trimming
     if _inside_code_name(title, words):
         return False  # "`tool.poetry.exclude` is …" is not about Poetry
-    if _narrowed(title, words):
+    if _after_subordinator(title, words):
         return False  # "If PDM is not able to …, it will raise an error": about the error
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
 
 
-def _narrowed(title: str, words: Sequence[str]) -> bool:
+def _after_subordinator(title: str, words: Sequence[str]) -> bool:
     """Whether the title comes in a fact's opening words only after a subordinate clause
     opens ("If the lockfile is not up-to-date, …", "Because LiteFS is meant to be used …",
     "Once a lock file contains …"): the sentence is about what its main clause says, not
     about the title (`sentences.SUBORDINATORS`, a closed class of English words)."""
     first = grounding.word_keys(title)[:1]
+    if not first:
+        return False
     for i, word in enumerate(words):
-        if first and grounding.word_keys(word)[:1] == first:
+        if grounding.word_keys(word)[:1] == first:
             return any(w.casefold().strip('`*_"“(,') in SUBORDINATORS for w in words[:i])
     return False
 

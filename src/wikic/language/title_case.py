@@ -9,6 +9,7 @@ sentence start; this rule covers the names it never does.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from wikic.language.commands import command_names, is_code_like
@@ -72,7 +73,7 @@ def prose_spelling(name: str, docs: Sequence[Document]) -> str | None:
     Poetry, `pdm` is PDM, `python` is Python; `pip` and `uv`, which prose writes in lower case,
     have none (None). A sentence's first word is capitalised anyway and does not count."""
     pattern = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     for doc in docs:
         for block in doc.blocks:
             if block.kind == "code":
@@ -82,8 +83,6 @@ def prose_spelling(name: str, docs: Sequence[Document]) -> str | None:
                 before = prose[: m.start()].rstrip(" *_[(\"'#>-")
                 if not before or before[-1] in ".!?:|":
                     continue  # a sentence, item or cell starts with it: capitalised anyway
-                counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+                counts[m.group(0)] += 1
     best = max(counts, key=lambda w: (counts[w], w != name), default=None)
-    if best is None or best == name or counts[best] <= counts.get(name, 0):
-        return None
-    return best
+    return best if best is not None and counts[best] > counts[name] else None
