@@ -19,6 +19,7 @@ from wikic.ingest.plan import (
     plan_batch,
 )
 from wikic.ingest.resolve import ConceptIndex
+from wikic.ingest.text import quote
 from wikic.ingest.twins import TWIN_SHARE, fold_twins
 from wikic.ingest.write import _distinct_leads, defining_fact
 from wikic.language.name_rules import kept_apart, names_within
@@ -27,7 +28,7 @@ from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
 from wikic.vault.pages import Page
 from wikic.vault.sources import Source
-from wikic.vault.topic_page import Fact
+from wikic.vault.topic_page import Fact, fact_id
 from wikic.vault.tree import Vault
 
 
@@ -480,3 +481,108 @@ print(lesser.target.path, other.target.path)
         )
         picks.add(done.stdout.strip())
     assert picks == {"concepts/split-text.md concepts/p0.md"}
+
+
+def test_a_new_page_is_a_twin_of_an_existing_one_counting_the_facts_it_held_before() -> None:
+    """One ingest at a time, the OCI Image Manifest's subject page got two of its five
+    sentences onto the existing `OCI` page, which held a third of them already (a revisit of
+    the content descriptors had put it there): three of five on `OCI`, a twin that the planned
+    facts alone do not show. Counting what `OCI` held before (`prior`), the fold sees it: the
+    existing page gives up the two sentences and the subject keeps all five."""
+    texts = [
+        "The OCI image manifest describes one image for a platform.",
+        "An OCI manifest names the config and the layers of the image.",
+        "A descriptor of an OCI manifest has the manifest media type.",
+        "The manifest may carry annotations for the image.",
+        "The manifest has a schemaVersion of 2.",
+    ]
+    manifest = PageTarget("concepts/oci-image-manifest.md", "OCI Image Manifest", "concept", False)
+    oci = PageTarget("entities/oci.md", "OCI", "entity", True)
+    held = (fact_id(quote(texts[2])), "f-000001", "f-000002", "f-000003")
+
+    def planned() -> SourcePlan:
+        plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+        plan.topics = [
+            (
+                Topic(
+                    "OCI Image Manifest",
+                    "concept",
+                    (),
+                    ("s1", "s2", "s3", "s4", "s5"),
+                    subject=True,
+                ),
+                manifest,
+            ),
+            (Topic("OCI", "entity", (), ("s1", "s2")), oci),
+        ]
+        return plan
+
+    unseen = planned()
+    fold_twins([unseen])  # two of five: no twin by the planned facts
+    assert [t for _, t in unseen.topics] == [manifest, oci]
+    plan = planned()
+    fold_twins([plan], lambda target: held if target == oci else ())
+    assert [(t, topic.facts) for topic, t in plan.topics] == [
+        (manifest, ("s1", "s2", "s3", "s4", "s5"))
+    ]
+
+
+def test_an_existing_page_mostly_on_a_new_page_is_a_twin_counting_its_facts() -> None:
+    """`Consul` held one sentence before the batch, and the batch gives it one more: both on
+    the new "Leader election" page, the existing page would be all the new one's facts. Its
+    share is counted only where its facts are known (`prior`): the new page gives way by
+    keeping fewer of the two; a stub that held none takes them as before."""
+    texts = [
+        "Leases are obtained with a lock on a key within Consul.",
+        "Consul sessions expire when the primary stops renewing them.",
+        "Leader election picks one primary node at a time.",
+        "The primary writes and the replicas stream its changes.",
+        "A new primary is elected when the lease expires.",
+    ]
+    election = PageTarget("concepts/leader-election.md", "Leader election", "concept", False)
+    consul = PageTarget("entities/consul.md", "Consul", "entity", True)
+
+    def folded(held: tuple[str, ...] | None) -> dict[str, set[str]]:
+        plan = SourcePlan(_extraction(texts, []), "sources/notes.md")
+        plan.topics = [
+            (Topic("Leader election", "concept", (), ("s1", "s2", "s3", "s4", "s5")), election),
+            (Topic("Consul", "entity", (), ("s2",)), consul),
+        ]
+        fold_twins([plan], None if held is None else lambda target: held)
+        return {
+            t.title: {quote(texts[int(f[1:]) - 1]) for f in topic.facts} for topic, t in plan.topics
+        }
+
+    assert folded(None)["Leader election"] == set(map(quote, texts))
+    assert folded(())["Leader election"] == set(map(quote, texts))  # a stub
+    pages = folded((fact_id(quote(texts[0])),))
+    consul_facts = {texts[0], *pages.get("Consul", set())}
+    assert len(consul_facts & pages["Leader election"]) < TWIN_SHARE * len(consul_facts)
+
+
+def test_planning_counts_the_facts_an_existing_page_holds(tmp_path: Path) -> None:
+    """`plan_batch` reads what the existing page holds (`prior`), as the fold above needs."""
+    texts = [
+        "The OCI image manifest describes one image for a platform.",
+        "An OCI manifest names the config and the layers of the image.",
+        "A descriptor of an OCI manifest has the manifest media type.",
+        "The manifest may carry annotations for the image.",
+        "The manifest has a schemaVersion of 2.",
+    ]
+    facts = [texts[2], "OCI is a project of the Linux Foundation.", "OCI publishes three specs."]
+    (tmp_path / "wiki" / "entities").mkdir(parents=True)
+    (tmp_path / "wiki" / "entities" / "oci.md").write_text(
+        "---\ntype: entity\ntitle: OCI\n---\n\n# OCI\n\nOCI is a project.\n\n## Facts\n\n"
+        + "".join(f"- {t} [[sources/other#^p1]] ^{fact_id(quote(t))}\n" for t in facts)
+    )
+    plan = _plan(
+        tmp_path,
+        texts,
+        [
+            Topic(
+                "OCI Image Manifest", "concept", (), ("s1", "s2", "s3", "s4", "s5"), subject=True
+            ),
+            Topic("OCI", "entity", (), ("s1", "s2")),
+        ],
+    )
+    assert [t.title for _, t in plan.topics] == ["OCI Image Manifest"]

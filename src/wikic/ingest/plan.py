@@ -9,6 +9,7 @@ precise name, a flag or identifier, weighs a little more: `language.evidence.top
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -416,9 +417,13 @@ def plan_batch(
         plans.append(plan)
     drop_shared_labels(plans, vault)
 
-    def facts_on(target: PageTarget) -> int:
+    @functools.cache
+    def prior(target: PageTarget) -> tuple[str, ...]:  # the fact ids of a page before the batch
         page = vault.pages.get(target.path)
-        return len(parse_facts(split_body(page.body))) if page is not None else 0
+        return tuple(f.id for f in parse_facts(split_body(page.body))) if page is not None else ()
+
+    def facts_on(target: PageTarget) -> int:
+        return len(prior(target))
 
     add_shared_pages(plans, resolver)
     revisits = [SourcePlan(e.extraction, e.source_page, revisit=True, held=e.held) for e in earlier]
@@ -443,7 +448,7 @@ def plan_batch(
     plans += [p for p in revisits if p.topics]
     if refer_back != "keep":  # a fact that refers back goes with the sentence it points at
         _with_antecedents(plans, add=refer_back == "antecedent")
-    _settle(plans, refer_back)
+    _settle(plans, refer_back, prior)
     for plan in plans:
         _no_twin_of_existing(plan, facts_on)
     kind_aliases(plans, resolver.kind_names)
@@ -462,17 +467,21 @@ def kind_aliases(plans: Sequence[SourcePlan], names: Mapping[str, Sequence[str]]
                 plan.topics[i] = (replace(topic, aliases=aliases), target)
 
 
-def _settle(plans: Sequence[SourcePlan], refer_back: ReferBack) -> None:
+def _settle(
+    plans: Sequence[SourcePlan],
+    refer_back: ReferBack,
+    prior: Callable[[PageTarget], Sequence[str]] | None = None,
+) -> None:
     """Fold the twins of the pages as they will be written, antecedents included. A fold may
     take an antecedent away: its fact goes too, and the page that loses it may then be mostly
     another page's facts (Postgres's "Concurrency Control" lost "This is because …" with its
     antecedent, and two of its three facts were on "Concurrent transactions"), so the pages
     are folded once more as they then are."""
-    fold_twins(plans)
+    fold_twins(plans, prior)
     if refer_back == "keep":
         return
     _with_antecedents(plans, add=False)
-    fold_twins(plans)
+    fold_twins(plans, prior)
     _with_antecedents(plans, add=False)
 
 

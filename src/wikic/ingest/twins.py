@@ -47,10 +47,11 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from wikic.ingest.text import quote
 from wikic.language.abbreviations import abbreviates
 from wikic.language.grounding import mentions, related, same_word
 from wikic.language.name_rules import code_name, kept_apart, names_within
@@ -58,6 +59,7 @@ from wikic.language.openings import defining_text, opening_fault, refers_back, s
 from wikic.language.prose_checks import links_as_text, plain
 from wikic.language.stopwords import TOPICLESS_WORDS
 from wikic.vault.name_keys import acronym, initials
+from wikic.vault.topic_page import fact_id
 
 if TYPE_CHECKING:  # plan runs `fold_twins` last
     from wikic.ingest.extract import Topic
@@ -83,6 +85,7 @@ class _Page:
     names: tuple[str, ...]  # its title and the names its topics were given
     by_source: tuple[frozenset[str], ...]  # the folded texts of each source's facts on it
     code: bool = False  # a command, option, key or file: every topic on it is precise
+    counted: bool = True  # its facts before the batch are counted (a new page has none)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each step folds every planned fact again
@@ -91,9 +94,13 @@ def _fold(text: str) -> str:
 
 
 def _pages(
-    plans: Sequence[SourcePlan], leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str]
+    plans: Sequence[SourcePlan],
+    leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str],
+    prior: Callable[[PageTarget], Sequence[str]] | None = None,
 ) -> dict[str, _Page]:
-    """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step."""
+    """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step.
+    `prior(target)`: the fact ids an existing page holds before the batch, counted as its
+    facts (`_prior_facts`)."""
     facts: dict[str, dict[str, str]] = {}  # path → folded text → text
     targets: dict[str, PageTarget] = {}
     heading: dict[str, bool] = {}
@@ -130,6 +137,8 @@ def _pages(
                     )
                 if leads_of[key]:
                     leads.setdefault(target.path, set()).add(leads_of[key])
+    if prior is not None:
+        _prior_facts(plans, targets, facts, prior)
     return {
         path: _Page(
             targets[path],
@@ -141,9 +150,43 @@ def _pages(
             tuple(names[path]),
             tuple(by_source[path]),
             code[path],
+            # a stub with no facts takes them, as `plan.join_shared` gives them: not its share
+            counted=not targets[path].exists or (prior is not None and bool(prior(targets[path]))),
         )
         for path, have in facts.items()
     }
+
+
+def _prior_facts(
+    plans: Sequence[SourcePlan],
+    targets: dict[str, PageTarget],
+    facts: dict[str, dict[str, str]],
+    prior: Callable[[PageTarget], Sequence[str]],
+) -> None:
+    """Add to each existing page's planned `facts` those it holds before the batch: a new page
+    whose facts are mostly on an existing page, counting what that page held already, is its
+    twin. A sentence a revisited source's plan holds is matched by its fact id (its folded text,
+    so that the pair's shared facts are found); any other fact counts only for the page's size
+    (a key no planned fact has). One at a time, the OCI Image Manifest's subject page got two
+    of its five sentences onto the existing `OCI` page, which held a third already from the
+    content descriptors: a twin that the planned facts alone did not show."""
+    known: dict[str, str] | None = None
+    for path, target in targets.items():
+        if not target.exists:
+            continue
+        ids = prior(target)
+        if not ids:
+            continue
+        if known is None:  # the batch's sentences by fact id, once
+            known = {
+                fact_id(quote(s.text)): _fold(s.text)
+                for plan in plans
+                for s in plan.extraction.sentences.values()
+            }
+        have = facts[path]
+        for i in ids:
+            folded = known.get(i, f"\x00{i}")
+            have.setdefault(folded, "" if folded.startswith("\x00") else folded)
 
 
 def _lesser(a: _Page, b: _Page) -> tuple[_Page, _Page]:
@@ -176,7 +219,7 @@ def find_twin(pages: dict[str, _Page], settled: set[tuple[str, str]]) -> tuple[_
                 by_opening.setdefault(lead, []).append(path)
     found: list[tuple[_Page, _Page]] = []
     for path, page in pages.items():
-        if page.target.exists:
+        if not page.counted:
             continue  # its facts before the batch are not known here: its share neither
         shared = Counter(q for f in page.facts for q in by_fact[f] if q != path)
         for other, n in shared.most_common():
@@ -263,15 +306,17 @@ def member_name(topic: Topic) -> bool:
     return code_name(topic.name) or (topic.precise and " " in topic.name.strip())
 
 
-def fold_twins(plans: Sequence[SourcePlan]) -> list[tuple[str, str, str]]:
+def fold_twins(
+    plans: Sequence[SourcePlan], prior: Callable[[PageTarget], Sequence[str]] | None = None
+) -> list[tuple[str, str, str]]:
     """Resolve every twin pair of the batch's plans in place; (rule, lesser title, other
-    title) of each, in order."""
+    title) of each, in order. `prior(target)`: the fact ids an existing page holds."""
     done: list[tuple[str, str, str]] = []
     settled: set[tuple[str, str]] = set()  # pairs a trim could not part (`_trim`)
     leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
     steps = sum(len(t.facts) + 1 for p in plans for t, _ in p.topics)
     for _ in range(steps):  # each step removes a page or some of its facts, or settles a pair
-        pages = _pages(plans, leads_of)
+        pages = _pages(plans, leads_of, prior)
         pair = find_twin(pages, settled)
         if pair is None:
             break
