@@ -12,6 +12,7 @@ from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.members import place_topics, safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
+from wikic.ingest.render import LISTED
 from wikic.ingest.write import _new_leads_apart
 from wikic.language.headings import title_subjects
 from wikic.language.openings import (
@@ -293,6 +294,47 @@ def test_a_page_whose_facts_all_come_from_one_list_of_fields_becomes_rows_on_its
     )
     assert "[[sources/server#^p" in row  # each row cited
     assert "HTTP Model Server" in pages  # the title's subject always has a page
+    # each field is a cited row of the page's list, and an alias of it: a reader (and a
+    # link, and the next source) finds `top_p` there
+    holder = holders[0]
+    aliases = holder.props.get("aliases") or []  # type: ignore[attr-defined]
+    listed = split_body(holder.body).get(LISTED)  # type: ignore[attr-defined]
+    for field in ("top_p", "max_tokens", "logit_bias"):  # (`stop`: see `members._parent`)
+        assert field in aliases, aliases
+        assert any(f"`{field}` — [[sources/server#^p" in b.text for b in bullets(listed)), listed
+
+
+def test_a_member_is_a_row_of_its_parent_only_where_a_fact_names_it() -> None:
+    """`--exact` is a flag of `uv sync`: a row of its page, cited to the sentence that names
+    it. `--no-dev`, which only the usage block names (its facts are its neighbours'), gives
+    its facts to the parent but no row: the row would cite a sentence that does not hold it.
+    Nor does `-q`: a row is an alias, and "q" would name the page."""
+    texts = [
+        "The `uv sync` command installs the locked packages into the environment.",
+        "With `--exact`, `uv sync` removes the packages the lock file does not list.",
+        "Development dependencies are installed by default.",
+        "With `-q`, `uv sync` prints nothing.",
+    ]
+    text = (
+        "# Syncing\n\n"
+        + "\n\n".join(texts)
+        + "\n\n```console\n$ uv sync --exact\n$ uv sync --no-dev\n$ uv sync -q\n```\n"
+    )
+    doc = parse_document(text, filename="sync.md")
+    sentences = {f"s{i}": Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)}
+    topics = [
+        Topic("uv sync", "concept", (), ("s1", "s2"), precise=True),
+        Topic("--exact", "concept", (), ("s2",), precise=True),
+        Topic("--no-dev", "concept", (), ("s3",), precise=True),
+        Topic("-q", "concept", (), ("s4",), precise=True),
+    ]
+    ex = Extraction(
+        Source("raw/sync.md", text, "sha256:0", "article"), "t", texts[0], doc, sentences, topics
+    )
+    placed = {t.name: t for t in place_topics(ex).topics}
+    assert not {"--exact", "--no-dev", "-q"} & set(placed)
+    assert placed["uv sync"].listed == ("--exact",)  # `-q`: a letter is no alias (MIN_ROW_KEY)
+    assert placed["uv sync"].facts == ("s1", "s2", "s3", "s4")
 
 
 def test_a_field_with_facts_of_its_own_named_elsewhere_keeps_its_page(tmp_path: Path) -> None:

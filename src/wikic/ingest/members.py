@@ -2,11 +2,14 @@
 
 An option, flag, request or response field or config key is a member of the thing it belongs
 to (the command, endpoint or file): its facts go to that parent's page, where they stand as
-a list of cited rows under the section they come from, unless it has a page's worth of its
-own — three facts that name it or one that defines it — and is referred to from elsewhere in
-its document (a section other than the one that lists it). The subjects the document's title
-names (`language.headings.title_subjects`: "Fine-Tuning with LoRA or QLoRA" → LoRA, QLoRA)
-always get a page. Titles are sanitised so that they can stand in a link.
+a list of cited rows under the section they come from, and its name is a row of the page's
+`## Listed here`, cited to a fact that names it, and so an alias of it (as `ingest.twins.LIST`
+lists a thin member page): a reader, a link and the next source find it there. Unless it has
+a page's worth of its own — three facts that name it or one that defines it — and is
+referred to from elsewhere in its document (a section other than the one that lists it).
+The subjects the document's title names (`language.headings.title_subjects`: "Fine-Tuning
+with LoRA or QLoRA" → LoRA, QLoRA) always get a page. Titles are sanitised so that they can
+stand in a link.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 OWN_PAGE_FACTS = 3  # facts naming a member that make it a page of its own (with a reference)
+# characters of the name key of a member listed as a row, and so an alias, of its parent: the
+# key of `-pg` ("pg") would resolve a later source's "PG" (PostgreSQL) to the page
+MIN_ROW_KEY = 3
 # what the document calls a thing that is a member of another: "the `top_p` field"
 MEMBER_KINDS = frozenset({
     "option", "flag", "field", "parameter", "argument", "setting", "key", "config key",
@@ -49,8 +55,8 @@ class Placed:
 
 def place_topics(ex: Extraction) -> Placed:
     """The topics of `ex` that get a page: members folded into their parents (`is_member`,
-    `keeps_page`), the title's subjects added where no topic names them, every name sanitised
-    (`safe_title`)."""
+    `keeps_page`) and listed there (a row where a fact names it), the title's subjects added
+    where no topic names them, every name sanitised (`safe_title`)."""
     notes: list[str] = []
     topics = [_sanitised(t) for t in ex.topics]
     topics = _with_title_subjects(ex, topics)
@@ -72,9 +78,17 @@ def place_topics(ex: Extraction) -> Placed:
             kept.append(member)  # nothing it belongs to: a page of its own after all
             continue
         parent = kept[parents[at]]
+        own = _own(member, sentences)
+        # a row of the parent's list (and so an alias of it) where a fact of it writes its
+        # name, which the row cites: not `--n-gen`, which llama-bench's prose writes only as
+        # `-n`, nor `-pg` (`MIN_ROW_KEY`)
+        named = len(name_key(member.name)) >= MIN_ROW_KEY and any(
+            _names([member.name], sentences[f].text) for f in own
+        )
         kept[parents[at]] = replace(
             parent,
-            facts=tuple(dict.fromkeys((*parent.facts, *_own(member, sentences)))),
+            facts=tuple(dict.fromkeys((*parent.facts, *own))),
+            listed=tuple(dict.fromkeys((*parent.listed, *((member.name,) if named else ())))),
         )
         notes.append(f"listed {member.name!r} on the page of {parent.name!r} (a member of it)")
     return Placed(kept, notes)
