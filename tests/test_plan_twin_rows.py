@@ -17,6 +17,7 @@ import pytest
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.render import LISTED, TopicEdit, apply_topic_edit
+from wikic.ingest.write import _rows
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
 from wikic.vault.sections import RELATED, split_body
@@ -243,6 +244,41 @@ def test_a_listed_name_is_a_cited_row_before_related_and_an_alias() -> None:
     again = apply_topic_edit(page, _edit(row), dt.date(2026, 1, 2))
     assert split_body(again.body).get(LISTED) == body.get(LISTED)  # one row per name
     assert again.props["aliases"] == ["uv venv"]
+
+
+def test_a_row_cites_the_fact_that_writes_its_name() -> None:
+    """`--all-extras` cites "… use the `--all-extras` option", not the earlier sentence whose
+    "extras" `grounding.mentions` would take for it; "optional dependencies", a name in words,
+    cites a sentence that mentions it; `--locked`, which no fact writes ("the project is
+    locked" is no flag), is no row, and so no alias."""
+    facts = [
+        Fact(
+            "f-1",
+            "uv reads optional dependencies from a table, also called extras.",
+            ("[[sources/uv#^p28]]",),
+        ),
+        Fact(
+            "f-2",
+            "To quickly enable all extras, use the `--all-extras` option.",
+            ("[[sources/uv#^p31]]",),
+        ),
+        Fact(
+            "f-3",
+            "When `uv run` is used, the project is locked and synced.",
+            ("[[sources/uv#^p2]]",),
+        ),
+    ]
+    topic = Topic(
+        "uv sync",
+        "concept",
+        (),
+        ("s1",),
+        listed=("--all-extras", "optional dependency", "--locked"),
+    )
+    assert _rows(topic, facts) == (
+        ("--all-extras", "[[sources/uv#^p31]]"),
+        ("optional dependency", "[[sources/uv#^p28]]"),
+    )
 
 
 def test_a_page_without_listed_names_has_no_row_section() -> None:

@@ -41,7 +41,7 @@ from wikic.ingest.schemas import (
 )
 from wikic.ingest.text import quote
 from wikic.language import grounding
-from wikic.language.commands import MAX_USAGE_LINES
+from wikic.language.commands import MAX_USAGE_LINES, is_code_like
 from wikic.language.conflicts import conflict_reason, may_conflict
 from wikic.language.openings import (
     OpeningFaults,
@@ -267,14 +267,23 @@ def finish_write(job: WriteJob, replies: Sequence[Generation]) -> SourceWrite:
 
 
 def _rows(topic: Topic, facts: Sequence[Fact]) -> tuple[tuple[str, str], ...]:
-    """(name, citation) of each name `topic` lists (`ingest.twins.LIST`): the citation of the
-    first of `facts` that names it, else of the first fact."""
+    """(name, citation) of each name `topic` lists (`ingest.twins.LIST`, `ingest.members`):
+    the citation of the first of `facts` that writes it as it is, else (a name in words) of the
+    first that mentions it (`grounding.mentions`). A row cites where its name is written:
+    `--all-extras` had cited "… referred to as "extras"", which mentions its words, rather than
+    "… use the `--all-extras` option"; a code name is matched as written only (`--locked` is
+    not "the project is locked"). A name none of the page's facts holds is no row, and so no
+    alias: `--locked`, folded into `uv`, had cited uv's opening sentence."""
     rows = []
     for name in topic.listed:
         cited = [f for f in facts if f.citations]
-        naming = [f for f in cited if grounding.mentions([name], f.text) or name in f.text]
-        chosen = (naming or cited)[:1]
-        rows.append((name, chosen[0].citations[0] if chosen else ""))
+        written = [f for f in cited if name in f.text]
+        worded = (
+            [] if is_code_like(name) else [f for f in cited if grounding.mentions([name], f.text)]
+        )
+        chosen = (written or worded)[:1]
+        if chosen:
+            rows.append((name, chosen[0].citations[0]))
     return tuple(rows)
 
 
