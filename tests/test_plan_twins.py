@@ -483,19 +483,23 @@ print(lesser.target.path, other.target.path)
     assert picks == {"concepts/split-text.md concepts/p0.md"}
 
 
+# a subject page's sentences, two of which an existing `OCI` page also gets (and one it held)
+MANIFEST = [
+    "The OCI image manifest describes one image for a platform.",
+    "An OCI manifest names the config and the layers of the image.",
+    "A descriptor of an OCI manifest has the manifest media type.",
+    "The manifest may carry annotations for the image.",
+    "The manifest has a schemaVersion of 2.",
+]
+
+
 def test_a_new_page_is_a_twin_of_an_existing_one_counting_the_facts_it_held_before() -> None:
     """One ingest at a time, the OCI Image Manifest's subject page got two of its five
     sentences onto the existing `OCI` page, which held a third of them already (a revisit of
     the content descriptors had put it there): three of five on `OCI`, a twin that the planned
     facts alone do not show. Counting what `OCI` held before (`prior`), the fold sees it: the
     existing page gives up the two sentences and the subject keeps all five."""
-    texts = [
-        "The OCI image manifest describes one image for a platform.",
-        "An OCI manifest names the config and the layers of the image.",
-        "A descriptor of an OCI manifest has the manifest media type.",
-        "The manifest may carry annotations for the image.",
-        "The manifest has a schemaVersion of 2.",
-    ]
+    texts = MANIFEST
     manifest = PageTarget("concepts/oci-image-manifest.md", "OCI Image Manifest", "concept", False)
     oci = PageTarget("entities/oci.md", "OCI", "entity", True)
     held = (fact_id(quote(texts[2])), "f-000001", "f-000002", "f-000003")
@@ -562,13 +566,7 @@ def test_an_existing_page_mostly_on_a_new_page_is_a_twin_counting_its_facts() ->
 
 def test_planning_counts_the_facts_an_existing_page_holds(tmp_path: Path) -> None:
     """`plan_batch` reads what the existing page holds (`prior`), as the fold above needs."""
-    texts = [
-        "The OCI image manifest describes one image for a platform.",
-        "An OCI manifest names the config and the layers of the image.",
-        "A descriptor of an OCI manifest has the manifest media type.",
-        "The manifest may carry annotations for the image.",
-        "The manifest has a schemaVersion of 2.",
-    ]
+    texts = MANIFEST
     facts = [texts[2], "OCI is a project of the Linux Foundation.", "OCI publishes three specs."]
     (tmp_path / "wiki" / "entities").mkdir(parents=True)
     (tmp_path / "wiki" / "entities" / "oci.md").write_text(
