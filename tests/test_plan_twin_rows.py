@@ -246,6 +246,32 @@ def test_a_listed_name_is_a_cited_row_before_related_and_an_alias() -> None:
     assert again.props["aliases"] == ["uv venv"]
 
 
+def test_listed_names_become_aliases_in_their_order_whatever_the_hash_seed() -> None:
+    """The aliases a page's rows give it followed the order of a set, and so the hash seed:
+    `uv sync`'s `--only-dev` and `--only-group` swapped from run to run."""
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import datetime as dt
+from tests.test_plan_twin_rows import _edit
+from wikic.ingest.render import apply_topic_edit
+
+rows = tuple((f"--only-{w}", "[[sources/uv#^p3]]") for w in ("dev", "group", "extra", "docs"))
+page = apply_topic_edit(None, _edit(rows), dt.date(2026, 1, 1))
+print(" ".join(page.props["aliases"]))
+"""
+    seen = set()
+    for seed in range(4):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        seen.add(done.stdout.strip())
+    assert seen == {"--only-dev --only-group --only-extra --only-docs"}
+
+
 def test_a_row_cites_the_fact_that_writes_its_name() -> None:
     """`--all-extras` cites "… use the `--all-extras` option", not the earlier sentence whose
     "extras" `grounding.mentions` would take for it; "optional dependencies", a name in words,

@@ -164,7 +164,7 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     elif edit.derived is False:
         props.pop("opening", None)
     aliases = [str(a) for a in props.get("aliases") or []]
-    rows = {name for name, _ in edit.listed}
+    rows = dict.fromkeys(name for name, _ in edit.listed)  # in listed order, not a set's
     for alias in (*edit.aliases, *rows):
         if alias not in rows and not related(alias, title):
             continue  # a neighbouring topic, not another name for this one
