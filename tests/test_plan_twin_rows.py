@@ -14,6 +14,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.helpers.hash_seeds import outputs_under_seeds
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
 from wikic.ingest.render import LISTED, TopicEdit, apply_topic_edit
@@ -249,10 +250,6 @@ def test_a_listed_name_is_a_cited_row_before_related_and_an_alias() -> None:
 def test_listed_names_become_aliases_in_their_order_whatever_the_hash_seed() -> None:
     """The aliases a page's rows give it followed the order of a set, and so the hash seed:
     `uv sync`'s `--only-dev` and `--only-group` swapped from run to run."""
-    import os
-    import subprocess
-    import sys
-
     script = """
 import datetime as dt
 from tests.test_plan_twin_rows import _edit
@@ -262,14 +259,7 @@ rows = tuple((f"--only-{w}", "[[sources/uv#^p3]]") for w in ("dev", "group", "ex
 page = apply_topic_edit(None, _edit(rows), dt.date(2026, 1, 1))
 print(" ".join(page.props["aliases"]))
 """
-    seen = set()
-    for seed in range(4):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        done = subprocess.run(
-            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
-        )
-        seen.add(done.stdout.strip())
-    assert seen == {"--only-dev --only-group --only-extra --only-docs"}
+    assert outputs_under_seeds(script, 4) == {"--only-dev --only-group --only-extra --only-docs"}
 
 
 def test_a_row_cites_the_fact_that_writes_its_name() -> None:

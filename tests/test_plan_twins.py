@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.hash_seeds import outputs_under_seeds
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import (
     PageTarget,
@@ -456,10 +457,6 @@ def test_the_twin_resolved_first_does_not_depend_on_the_order_of_a_set() -> None
     """Of a page that is as much a twin of two others, the other was picked in the order of a
     set of paths, which follows the hash seed: the corpus compile gave 643 or 645 facts from
     run to run. The pair is chosen by the other page's path too: the same under every seed."""
-    import os
-    import subprocess
-    import sys
-
     script = """
 from wikic.ingest.plan import PageTarget
 from wikic.ingest.twins import _Page, find_twin
@@ -473,14 +470,7 @@ pages += [page(f"concepts/p{i}.md", ("a", "b", f"c{i}", f"d{i}")) for i in range
 lesser, other = find_twin({p.target.path: p for p in pages}, set())
 print(lesser.target.path, other.target.path)
 """
-    picks = set()
-    for seed in range(6):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        done = subprocess.run(
-            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
-        )
-        picks.add(done.stdout.strip())
-    assert picks == {"concepts/split-text.md concepts/p0.md"}
+    assert outputs_under_seeds(script, 6) == {"concepts/split-text.md concepts/p0.md"}
 
 
 # a subject page's sentences, two of which an existing `OCI` page also gets (and one it held)
