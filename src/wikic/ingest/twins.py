@@ -99,8 +99,8 @@ def _pages(
     prior: Callable[[PageTarget], Sequence[str]] | None = None,
 ) -> dict[str, _Page]:
     """Every planned page; `leads_of` keeps each (title, facts)'s lead from step to step.
-    `prior(target)`: the fact ids an existing page holds before the batch, counted as its
-    facts (`_prior_facts`)."""
+    `prior(target)`: the facts an existing page holds before the batch, as `_prior_facts`
+    keys them, counted as its facts."""
     facts: dict[str, dict[str, str]] = {}  # path → folded text → text
     targets: dict[str, PageTarget] = {}
     heading: dict[str, bool] = {}
@@ -138,7 +138,10 @@ def _pages(
                 if leads_of[key]:
                     leads.setdefault(target.path, set()).add(leads_of[key])
     if prior is not None:
-        _prior_facts(plans, targets, facts, prior)
+        for path, target in targets.items():
+            if target.exists:
+                for held in prior(target):
+                    facts[path].setdefault(held, "" if held.startswith(_UNMATCHED) else held)
     return {
         path: _Page(
             targets[path],
@@ -157,36 +160,34 @@ def _pages(
     }
 
 
+_UNMATCHED = "\x00"  # the key of an earlier fact no sentence of the batch is
+
+
 def _prior_facts(
-    plans: Sequence[SourcePlan],
-    targets: dict[str, PageTarget],
-    facts: dict[str, dict[str, str]],
-    prior: Callable[[PageTarget], Sequence[str]],
-) -> None:
-    """Add to each existing page's planned `facts` those it holds before the batch: a new page
-    whose facts are mostly on an existing page, counting what that page held already, is its
-    twin. A sentence a revisited source's plan holds is matched by its fact id (its folded text,
-    so that the pair's shared facts are found); any other fact counts only for the page's size
-    (a key no planned fact has). One at a time, the OCI Image Manifest's subject page got two
-    of its five sentences onto the existing `OCI` page, which held a third already from the
-    content descriptors: a twin that the planned facts alone did not show."""
-    known: dict[str, str] | None = None
-    for path, target in targets.items():
-        if not target.exists:
-            continue
+    plans: Sequence[SourcePlan], prior: Callable[[PageTarget], Sequence[str]]
+) -> Callable[[PageTarget], tuple[str, ...]]:
+    """The facts each existing page holds before the batch (`prior(target)`: their fact ids),
+    keyed as `_pages` keys the planned ones: a sentence of the batch (a revisited source's) by
+    its folded text, so that the pair's shared facts are found; any other fact by a key no
+    planned fact has, which counts only for the page's size. A new page whose facts are mostly
+    on an existing page, counting what that page held already, is its twin: one at a time, the
+    OCI Image Manifest's subject page got two of its five sentences onto the existing `OCI`
+    page, which held a third already from the content descriptors, a twin that the planned
+    facts alone did not show. Computed once per fold, each page once."""
+    known: dict[str, str] = {}
+
+    @functools.cache
+    def keys(target: PageTarget) -> tuple[str, ...]:
         ids = prior(target)
-        if not ids:
-            continue
-        if known is None:  # the batch's sentences by fact id, once
-            known = {
-                fact_id(quote(s.text)): _fold(s.text)
+        if ids and not known:  # the batch's sentences by fact id, once
+            known.update(
+                (fact_id(quote(s.text)), _fold(s.text))
                 for plan in plans
                 for s in plan.extraction.sentences.values()
-            }
-        have = facts[path]
-        for i in ids:
-            folded = known.get(i, f"\x00{i}")
-            have.setdefault(folded, "" if folded.startswith("\x00") else folded)
+            )
+        return tuple(known.get(i, f"{_UNMATCHED}{i}") for i in ids)
+
+    return keys
 
 
 def _lesser(a: _Page, b: _Page) -> tuple[_Page, _Page]:
@@ -315,8 +316,9 @@ def fold_twins(
     settled: set[tuple[str, str]] = set()  # pairs a trim could not part (`_trim`)
     leads_of: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
     steps = sum(len(t.facts) + 1 for p in plans for t, _ in p.topics)
+    earlier = None if prior is None else _prior_facts(plans, prior)
     for _ in range(steps):  # each step removes a page or some of its facts, or settles a pair
-        pages = _pages(plans, leads_of, prior)
+        pages = _pages(plans, leads_of, earlier)
         pair = find_twin(pages, settled)
         if pair is None:
             break

@@ -275,8 +275,8 @@ def _rows(topic: Topic, facts: Sequence[Fact]) -> tuple[tuple[str, str], ...]:
     not "the project is locked"). A name none of the page's facts holds is no row, and so no
     alias: `--locked`, folded into `uv`, had cited uv's opening sentence."""
     rows = []
+    cited = [f for f in facts if f.citations]
     for name in topic.listed:
-        cited = [f for f in facts if f.citations]
         written = [f for f in cited if name in f.text]
         worded = (
             [] if is_code_like(name) else [f for f in cited if grounding.mentions([name], f.text)]
