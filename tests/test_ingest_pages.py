@@ -12,7 +12,6 @@ from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.members import place_topics, safe_title
 from wikic.ingest.openings import kind_of, structural_opening
 from wikic.ingest.pipeline import IngestRequest, ingest
-from wikic.ingest.render import LISTED
 from wikic.ingest.write import _new_leads_apart
 from wikic.language.headings import title_subjects
 from wikic.language.openings import (
@@ -29,7 +28,7 @@ from wikic.language.sentences import Sentence
 from wikic.llm.fake import FakeBackend
 from wikic.vault.document import parse_document
 from wikic.vault.links import parse_links
-from wikic.vault.sections import RELATED, bullets, split_body
+from wikic.vault.sections import LISTED, RELATED, bullets, split_body
 from wikic.vault.sources import Source
 from wikic.vault.topic_page import Fact
 from wikic.vault.tree import Vault

@@ -17,11 +17,11 @@ import pytest
 from tests.helpers.hash_seeds import outputs_under_seeds
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
-from wikic.ingest.render import LISTED, TopicEdit, apply_topic_edit
+from wikic.ingest.render import TopicEdit, apply_topic_edit
 from wikic.ingest.write import _rows
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
-from wikic.vault.sections import RELATED, split_body
+from wikic.vault.sections import LISTED, RELATED, split_body
 from wikic.vault.sources import Source
 from wikic.vault.topic_page import Fact
 from wikic.vault.tree import Vault

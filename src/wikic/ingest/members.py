@@ -4,7 +4,8 @@ An option, flag, request or response field or config key is a member of the thin
 to (the command, endpoint or file): its facts go to that parent's page, where they stand as
 a list of cited rows under the section they come from, and its name is a row of the page's
 `## Listed here`, cited to a fact that names it, and so an alias of it (as `ingest.twins.LIST`
-lists a thin member page): a reader, a link and the next source find it there. Unless it has
+lists a thin member page): a reader and a link find it there, not another source, whose
+`--no-root` or `subject` is about its own tool or API (`store.concepts`). Unless it has
 a page's worth of its own — three facts that name it or one that defines it — and is
 referred to from elsewhere in its document (a section other than the one that lists it).
 The subjects the document's title names (`language.headings.title_subjects`: "Fine-Tuning

@@ -26,6 +26,7 @@ from wikic.vault.prose import escape
 from wikic.vault.sections import (
     CONTRADICTIONS,
     FACTS,
+    LISTED,
     RELATED,
     SOURCES,
     USAGE,
@@ -51,7 +52,6 @@ from wikic.vault.topic_page import (
 
 log = logging.getLogger(__name__)
 MAX_RELATED = 8
-LISTED = "Listed here"  # rows of the commands, options and keys whose facts the page holds
 
 
 # -- source pages ---------------------------------------------------------------------------

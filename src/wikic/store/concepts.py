@@ -9,17 +9,24 @@ topic costs a few indexed lookups in a wiki of 10,000 pages as in an empty one.
 
 Which page holds a key follows the order the in-memory index used: pages by path, then a page's
 names in order (title, aliases, file name); the first holds it.
+
+A page's listed rows (`## Listed here`: `--no-root` on `poetry install`) are aliases a reader
+and a link find it by, but no name of it here: another source that writes `--no-root`, or a
+field `subject` that its own API has too, is not about the page that lists it. Its sentences
+had joined that page (pip's `.gitignore` onto Poetry's page, which lists Poetry's).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from wikic.vault.name_keys import BLOCK, acronym, initials
 from wikic.vault.names import name_key
+from wikic.vault.pages import Page
+from wikic.vault.sections import listed_names, split_body
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -58,22 +65,30 @@ CONCEPT_TABLES = ("concepts", "slugs")
 CONCEPT_TYPES = frozenset({"entity", "concept"})
 
 
-def page_names(title: str, aliases: Sequence[str], stem: str) -> tuple[str, ...]:
-    """The names a page is found by: its title, its aliases, and its file name where that is
-    not the title's slug."""
+def page_names(
+    title: str, aliases: Sequence[str], stem: str, listed: Collection[str] = ()
+) -> tuple[str, ...]:
+    """The names a page is found by: its title, its aliases but its `listed` rows, and its file
+    name where that is not the title's slug."""
     plain = stem == title.casefold().replace(" ", "-")
-    return (title, *aliases, *(() if plain else (stem.replace("-", " "),)))
+    own = tuple(a for a in aliases if a not in listed)
+    return (title, *own, *(() if plain else (stem.replace("-", " "),)))
 
 
 def concept_rows(
-    page_id: int, path: str, title: str, type_: str, aliases: Sequence[str]
+    page_id: int,
+    path: str,
+    title: str,
+    type_: str,
+    aliases: Sequence[str],
+    listed: Collection[str] = (),
 ) -> list[tuple[Any, ...]]:
     """The `concepts` rows of one page (none for a page that is not an entity or concept)."""
     if type_.casefold() not in CONCEPT_TYPES:
         return []
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     rows = []
-    for ordinal, name in enumerate(page_names(title, aliases, stem)):
+    for ordinal, name in enumerate(page_names(title, aliases, stem, listed)):
         key = name_key(name)
         if key:
             derived = (initials(name), acronym(name), key[:BLOCK], key[-BLOCK:], len(key))
@@ -88,12 +103,13 @@ def insert_concepts(
     title: str,
     type_: str,
     aliases: Sequence[str],
+    listed: Collection[str] = (),
 ) -> None:
     """Write the concept and file-name rows of one page (inside the caller's transaction)."""
     conn.executemany(
         "INSERT INTO concepts (page_id, path, title, type, ordinal, key, name, initials, "
         "acronym, head, tail, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        concept_rows(page_id, path, title, type_, aliases),
+        concept_rows(page_id, path, title, type_, aliases, listed),
     )
     folder, _, file = path.rpartition("/")
     conn.execute(
@@ -123,14 +139,15 @@ class StoredConcepts:
         self.conn = conn
 
     @classmethod
-    def from_pages(cls, vault: Iterable[Any], db: str = ":memory:") -> StoredConcepts:
-        """An index of the pages of `vault` (each with `path`, `title`, `type`, `aliases`) in a
-        new database `db` (in memory by default): for a wiki without a store, and benches."""
+    def from_pages(cls, vault: Iterable[Page], db: str = ":memory:") -> StoredConcepts:
+        """An index of the pages of `vault` in a new database `db` (in memory by default): for
+        a wiki without a store, and benches."""
         conn = sqlite3.connect(db)
         with conn:
             conn.executescript(CONCEPT_SCHEMA)
             for i, page in enumerate(vault):
-                insert_concepts(conn, i, page.path, page.title, page.type, page.aliases)
+                listed = listed_names(split_body(page.body))
+                insert_concepts(conn, i, page.path, page.title, page.type, page.aliases, listed)
         return cls(conn)
 
     def page(self, key: str) -> tuple[StoredPage, str] | None:

@@ -27,7 +27,15 @@ from wikic.vault.links import (
     normalize_target,
 )
 from wikic.vault.pages import Page, parse_page
-from wikic.vault.sections import CONTRADICTIONS, FACTS, STATUS_RE, Body, bullets, split_body
+from wikic.vault.sections import (
+    CONTRADICTIONS,
+    FACTS,
+    STATUS_RE,
+    Body,
+    bullets,
+    listed_names,
+    split_body,
+)
 from wikic.vault.topic_page import paragraph_paths
 
 _MD_NOISE_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?|\d+\.[ \t]+)", re.MULTILINE)
@@ -122,6 +130,7 @@ class PageRecord:
     contradictions: tuple[Contradiction, ...]
     broken: str | None = None
     passages: tuple[Passage, ...] = ()
+    listed: tuple[str, ...] = ()  # its `## Listed here` rows' names: aliases, no concept names
 
     @property
     def name(self) -> str:
@@ -153,6 +162,7 @@ def page_record(path: str, data: bytes) -> PageRecord:
         title=page.title,
         type=page.type,
         aliases=tuple(page.aliases),
+        listed=tuple(listed_names(sections)),
         tags=tuple(str(t) for t in _as_list(props.get("tags"))),
         summary=page.summary,
         updated=_scalar_text(updated),

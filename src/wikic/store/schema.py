@@ -18,7 +18,7 @@ from wikic.store.rows import PageRecord
 from wikic.store.vectors import page_text, passage_text, text_key
 from wikic.vault.links import normalize_target
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11  # 11: listed rows are no concept names (`store.concepts`)
 
 _SCHEMA = """
 CREATE TABLE pages (
@@ -280,7 +280,8 @@ def insert_page(conn: sqlite3.Connection, rec: PageRecord, sig: tuple[int, int, 
 
     insert_passages(conn, page_id, rec)
     # an unreadable page keeps its file name, but is found by no name
-    insert_concepts(conn, page_id, rec.path, rec.title, "" if rec.broken else rec.type, rec.aliases)
+    kind = "" if rec.broken else rec.type
+    insert_concepts(conn, page_id, rec.path, rec.title, kind, rec.aliases, rec.listed)
     return page_id
 
 

@@ -5,6 +5,7 @@
     ## Facts            - Claim. [[sources/s#^p3]] ^f-1a2b3c     (one claim per bullet, cited;
                         under `### Heading`s of their source sections when from two or more)
     ## Usage            ```code``` + its citation: examples from the source, verbatim
+    ## Listed here      - `--flag` — [[sources/s#^p4]]   (members whose facts the page holds)
     ## Related          - [[concepts/x|X]]
     ## Contradictions   - **open** — [[#^f-1a2b3c]] vs [[#^f-4d5e6f]]: what disagrees
     ## Sources          - [[sources/s|Source title]]
@@ -25,6 +26,7 @@ USAGE = "Usage"
 RELATED = "Related"
 CONTRADICTIONS = "Contradictions"
 SOURCES = "Sources"
+LISTED = "Listed here"  # rows of the commands, options and keys whose facts the page holds
 KNOWN_SECTIONS = (FACTS, USAGE, RELATED, CONTRADICTIONS, SOURCES)
 _H2_RE = re.compile(r"^## +(.+?) *$")
 _H3_RE = re.compile(r"^### +(.+?) *$")
@@ -202,3 +204,10 @@ def items(section_text: str | None) -> list[tuple[Bullet | None, list[str]]]:
         found.append((bullets("\n".join(lines[i:j]))[0], lines[i:j]))
         i = j
     return found
+
+
+def listed_names(body: Body) -> list[str]:
+    """The names of a page's `LISTED` rows (`- `--no-root` — [[sources/s#^p4]]`): members of
+    its subject, each an alias a reader and a link find the page by, but not a name of the
+    page for another source (`store.concepts`)."""
+    return [b.text.split(" — ", 1)[0].strip().strip("`") for b in bullets(body.get(LISTED))]
