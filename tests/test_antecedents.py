@@ -32,6 +32,18 @@ def test_a_refer_back_fact_brings_its_antecedents_in_order() -> None:
     assert got == (ids["log"], ids["process"], crux, ids["lock"])
 
 
+def test_values_given_respectively_come_after_the_names_they_pair_with() -> None:
+    doc = parse_document(
+        "# WAL\n\nA checkpoint starts every `checkpoint_timeout` seconds or at `max_wal_size`. "
+        "The default settings are 5 minutes and 1 GB, respectively.\n",
+        filename="wal.md",
+    )
+    sentences = {s.id: s for s in fact_sentences(doc)}
+    first, defaults = list(sentences)
+    assert chain(defaults, sentences, doc) == [first, defaults]
+    assert with_antecedents([defaults], sentences, doc, add=False) == ()  # never alone
+
+
 def test_a_refer_back_fact_that_opens_its_paragraph_is_left_out() -> None:
     ids, sentences, doc = _parts()
     ensures = ids["ensures"]  # its antecedent is another paragraph

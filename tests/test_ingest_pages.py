@@ -70,6 +70,7 @@ def test_a_sentence_that_refers_back_or_is_cut_before_its_code_is_not_an_opening
         # the model-compiled overlap wiki's "Snapshot" page opened so (stop 47)
         "Because of the above rules, a snapshot of the database is taken.": "refers back",
         "Due to this, the snapshot holds every page.": "refers back",
+        "The default settings of `stop` are 5 minutes and 1 GB, respectively.": "refers back",
     }
     for text, why in cases.items():
         fault = opening_fault(["stop", "mlx-lm", "Data"], text)

@@ -18,6 +18,8 @@ from wikic.vault.document import parse_document
 def test_a_sentence_opening_with_a_pointer_refers_back() -> None:
     assert refers_back("This ensures its value is odd.")
     assert not refers_back("Thistle grows in fields.")
+    # values given "respectively" pair with the names the sentence before lists
+    assert refers_back("The default settings are 5 minutes and 1 GB, respectively.")
 
 
 def test_a_sentence_opens_with_a_capital_or_a_digit_and_ends_with_a_stop() -> None:

@@ -1109,6 +1109,28 @@ def test_an_excerpt_brings_the_sentence_a_kept_one_refers_back_to() -> None:
     assert "rustc_codegen_ssa" not in quote
 
 
+def test_an_excerpt_keeps_the_sentence_of_the_question_s_rare_word_with_what_it_refers_to() -> None:
+    """Every sentence of PostgreSQL's WAL configuration paragraph says "checkpoint"; the one
+    with the answer to "By default, how often …?" is the only one saying "default", and it
+    gives its values "respectively" to the settings the sentence before it names. A word of
+    the question counts once per sentence, the rarer among the text's sentences the more."""
+    from wikic.query.evidence import excerpt, words
+
+    text = (
+        "The server's checkpointer process automatically performs a checkpoint every so often. "
+        "A checkpoint is begun every `checkpoint_timeout` seconds, or if `max_wal_size` is about "
+        "to be exceeded, whichever comes first. The default settings are 5 minutes and 1 GB, "
+        "respectively. If no WAL has been written since the previous checkpoint, new checkpoints "
+        "will be skipped even if `checkpoint_timeout` has passed. It is also possible to force "
+        "a checkpoint by using the SQL command `CHECKPOINT` in a checkpoint-heavy workload."
+    )
+    question = words("By default, how often does PostgreSQL begin a checkpoint?")
+    count = lambda s: len(s.split())  # noqa: E731
+    quote = excerpt(text, question, 45, count, relevant_only=True)
+    assert "5 minutes and 1 GB, respectively" in quote
+    assert "A checkpoint is begun every `checkpoint_timeout` seconds" in quote  # what it pairs
+
+
 def test_an_excerpt_keeps_a_sentence_with_its_whole_chain_of_antecedents() -> None:
     """ "If this significantly improves …" refers back to "If … try setting this number to 1.",
     which refers back to "It's … this parameter …", which means "llama accepts a `-t N`

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from wikic.language import grounding
 from wikic.language.prose_checks import cut_reason, links_as_text, plain, table_row_reason
-from wikic.language.sentences import SUBORDINATORS, starts_sentence
+from wikic.language.sentences import RESPECTIVELY_RE, SUBORDINATORS, starts_sentence
 from wikic.language.sentences import refers_back as follows_on
 from wikic.vault.name_keys import acronym, initials
 
@@ -67,9 +67,13 @@ _CUT_ENDS = frozenset({
 
 
 def refers_back(text: str) -> bool:
-    """Whether `text` opens by pointing at what its document said before ("These are …",
-    "The above command …", "It defaults …")."""
-    return _REFERS_BACK_RE.match(plain(text).lstrip("*_\"'“(")) is not None
+    """Whether `text` points at what its document said before: it opens so ("These are …",
+    "The above command …", "It defaults …"), or gives values "respectively" to the names
+    said before ("The default settings are 5 minutes and 1 GB, respectively.")."""
+    flat = plain(text)
+    return _REFERS_BACK_RE.match(flat.lstrip("*_\"'“(")) is not None or bool(
+        RESPECTIVELY_RE.search(flat)
+    )
 
 
 def points_back(text: str) -> bool:
@@ -111,7 +115,7 @@ def leans_on_context(text: str) -> str | None:
     if _cut_flat(flat) or cut_reason(flat):
         return "cut: it ends where its document went on (a code block, a list)"
     opening = flat.lstrip("*_\"'“(")
-    if _REFERS_BACK_RE.match(opening):
+    if refers_back(opening):
         return "refers back to what its document said before"
     if _BARE_DEFAULT_RE.match(opening):
         return "a default or condition without its subject"

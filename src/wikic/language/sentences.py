@@ -189,11 +189,16 @@ def fact_sentences(doc: Document) -> list[Sentence]:
 
 # a sentence opening with one of these goes on about the sentence before it
 _FOLLOWER_RE = re.compile(r"^(?:This|These|It|Its|They|Their|That)\b")
+# "…, respectively": pairs its values with the names the sentence before it lists ("A
+# checkpoint is begun every `checkpoint_timeout` seconds, or if `max_wal_size` is about to be
+# exceeded …" — "The default settings are 5 minutes and 1 GB, respectively.")
+RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.IGNORECASE)
 
 
 def refers_back(text: str) -> bool:
-    """Whether a sentence opens by pointing at the one before it ("This ensures …")."""
-    return _FOLLOWER_RE.match(text) is not None
+    """Whether a sentence points at the one before it: it opens so ("This ensures …"), or it
+    gives values "respectively" to what that one names."""
+    return _FOLLOWER_RE.match(text) is not None or RESPECTIVELY_RE.search(text) is not None
 
 
 def starts_sentence(text: str) -> bool:

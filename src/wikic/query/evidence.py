@@ -10,11 +10,13 @@ The numbers are the only ids an answer can cite; code maps them back to links.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from wikic.language.sentences import RESPECTIVELY_RE
 from wikic.language.stemming import stem_prefix
 from wikic.language.stopwords import QUERY_STOP_WORDS
 from wikic.query.terms import KeyTerm, holds, missing_terms, text_words
@@ -28,6 +30,14 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'`(\[A-Z0-9])")
 # "this flag", "these values", "It …": a sentence about what the one before it names
 REFERS_BACK_RE = re.compile(r"^(?:It|They|This|These)\b|\b(?:this|these|such) [a-z]{3,}\b")
 _WORD_RE = re.compile(r"[^\W_]+")
+
+
+def _leans_back(sentence: str) -> bool:
+    """Whether a sentence of a paragraph means something only after the one before it: it
+    refers back ("this flag", "It …") or gives values "respectively"."""
+    return bool(REFERS_BACK_RE.search(sentence) or RESPECTIVELY_RE.search(sentence))
+
+
 # blocks of a source in their order: a list, code block or table after its lead-in
 KIND_ORDER = {"overview": 0, "fact": 1, "para": 2, "item": 2, "code": 2, "table": 2}
 
@@ -134,30 +144,47 @@ def excerpt(
     is kept with its chain or not at all ("It's extremely important that this parameter is
     not too large." without "llama accepts a `-t N` parameter." names no parameter). With
     `keep_best` (a quote), the best sentence's chain is kept whole even past `budget`: the
-    budget bounds what is added to it."""
+    budget bounds what is added to it. Sentences are taken by what they say of the question
+    per token (`score` over their cost), chain by chain: a long sentence that names the
+    question's words no better than a short one does not crowd out the short one's chain."""
     sentences = [s for s in _SENTENCE_RE.split(text.strip()) if s]
     stems = {stem_prefix(w) for w in query_words if w not in QUERY_STOP_WORDS}
+    held = [{x for x in stems if any(w.startswith(x) for w in words(s))} for s in sentences]
+    rarity = {x: math.log(1 + len(sentences) / max(1, sum(x in h for h in held))) for x in stems}
 
-    def score(s: str) -> int:
-        return sum(1 for w in words(s) if any(w.startswith(x) for x in stems))
+    def score(i: int) -> float:
+        """The question's words sentence `i` holds, each once, a word fewer of the text's
+        sentences hold weighing more: "The default settings are 5 minutes and 1 GB" answers
+        "By default, how often …?" in a paragraph where every sentence says "checkpoint"."""
+        return sum(rarity[x] for x in held[i])
 
     def chain(i: int) -> list[int]:
         out = [i]
-        while out[-1] > 0 and REFERS_BACK_RE.search(sentences[out[-1]]):
+        while out[-1] > 0 and _leans_back(sentences[out[-1]]):
             out.append(out[-1] - 1)
         return out
 
-    ranked = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
-    if relevant_only:
-        ranked = [i for i in ranked if score(sentences[i]) > 0]
+    costs = [count(s) + 1 for s in sentences]
+    candidates = [i for i in range(len(sentences)) if not relevant_only or score(i) > 0]
     kept: list[int] = []
-    used = 0
-    for i in ranked:
-        new = [j for j in chain(i) if j not in kept]
-        cost = sum(count(sentences[j]) + 1 for j in new)
-        if new and (used + cost <= budget or (keep_best and not kept)):
-            kept += new
-            used += cost
+    if keep_best and candidates:
+        kept = chain(max(candidates, key=lambda i: (score(i), -i)))
+    used = sum(costs[j] for j in kept)
+    while True:  # then the chain that says most of the question per token, while one fits
+        best: tuple[float, float, int, list[int]] | None = None
+        for i in candidates:
+            new = [j for j in chain(i) if j not in kept]
+            cost = sum(costs[j] for j in new)
+            if not new or used + cost > budget:
+                continue
+            value = sum(score(j) for j in new)
+            option = (value / cost, value, -i, new)
+            if best is None or option[:3] > best[:3]:
+                best = option
+        if best is None:
+            break
+        kept += best[3]
+        used += sum(costs[j] for j in best[3])
     if not kept:
         return ""
     parts: list[str] = []
