@@ -632,6 +632,30 @@ def test_two_names_one_letter_apart_are_no_duplicate_titles(
     assert [f.message for f in found] == []
 
 
+def test_a_member_both_pages_list_makes_them_no_duplicates(wiki: FixtureWiki) -> None:
+    """Two tools' pages both list `.gitignore` (a row, and so an alias, of each): the name of
+    a member, not of either page, so no merge is proposed (lint asked to merge Poetry's page
+    into the virtual environment's). A name a page is titled or aliased by still counts."""
+
+    def listing(title: str, row: str, aliases: list[str]) -> str:
+        lines = [fact_line(f"{title} writes `{row}`.", "kv-cache", 1, "f-r1")]
+        rows = f"## Listed here\n\n- `{row}` — [[sources/kv-cache#^p1]]"
+        return topic_page(
+            "concept", title, lines, [], ["kv-cache"], aliases=aliases, extra_body=rows
+        )
+
+    wiki.commit(
+        {
+            "wiki/concepts/poetry.md": listing("Poetry", ".gitignore", [".gitignore"]),
+            "wiki/concepts/venv.md": listing("venv", ".gitignore", [".gitignore"]),
+        }
+    )
+    rules = ("duplicate-title", "duplicate-from-one-ingest")
+    assert [f.message for f in wiki.lint(rules=rules).findings] == []
+    wiki.commit({"wiki/concepts/venv.md": listing("venv", ".gitignore", ["poetry"])})
+    assert [f.rule for f in wiki.lint(rules=("duplicate-title",)).findings] == ["duplicate-title"]
+
+
 def test_every_structural_rule_has_a_test() -> None:
     tested = (
         Path(__file__).read_text()

@@ -21,7 +21,7 @@ from wikic.lint.parse import BLOCK_TOKEN_RE, LINK_RE, is_valid_block, section_cl
 from wikic.lint.yamlfast import load_props
 from wikic.vault.links import HEADING_RE, WikiLink, mask_code, parse_inner
 from wikic.vault.pages import Page, parse_page, property_kind
-from wikic.vault.sections import CONTRADICTIONS, FACTS
+from wikic.vault.sections import CONTRADICTIONS, FACTS, listed_names, split_body
 
 _FM_BOUNDARY = YAMLHandler.FM_BOUNDARY
 # exact types only (bool is an int subclass): anything else goes through property_kind
@@ -110,6 +110,16 @@ class PageScan:
     def lead(self) -> tuple[str, int] | None:
         """The prose paragraph after the H1 and its offset in the body (`lead_paragraph`)."""
         return lead_paragraph(self.body)
+
+    @cached_property
+    def listed(self) -> frozenset[str]:
+        """The names of its `## Listed here` rows: aliases that name a member of its subject
+        (a flag, a field), not the page (read from the body when a rule first asks)."""
+        return frozenset(listed_names(split_body(self.body)))
+
+    def names_itself(self, name: str) -> bool:
+        """Whether `name` (its title or an alias) names the page, not a member it lists."""
+        return name == self.page.title or name not in self.listed
 
     @cached_property
     def facts(self) -> list[Claim]:

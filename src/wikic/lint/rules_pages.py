@@ -108,7 +108,9 @@ def check_index(scan: WikiScan) -> Iterator[Finding]:
 
 
 def check_duplicates(scan: WikiScan) -> Iterator[Finding]:
-    """duplicate-title: the same or nearly the same title/alias on two pages of one kind."""
+    """duplicate-title: the same or nearly the same title/alias on two pages of one kind. A
+    listed row's name is no name of its page: Poetry's and pip's pages both list `.gitignore`,
+    and are not one page."""
     for sources in (True, False):
         names: dict[str, dict[str, str]] = defaultdict(dict)  # key → page path → name
         for ps in scan:
@@ -119,7 +121,10 @@ def check_duplicates(scan: WikiScan) -> Iterator[Finding]:
                 if key:
                     names[key].setdefault(ps.path, name)
         reported: set[tuple[str, str]] = set()
-        for _key, by_page in sorted(names.items()):
+        for key, by_page in sorted(names.items()):
+            if len(by_page) > 1:
+                by_page = {p: n for p, n in by_page.items() if scan.pages[p].names_itself(n)}
+                names[key] = by_page
             if len(by_page) > 1:
                 first, *others = sorted(by_page)
                 reported.update((first, o) for o in others)
@@ -134,6 +139,11 @@ def check_duplicates(scan: WikiScan) -> Iterator[Finding]:
                     reported.add(pair)
                     if kept_apart(names[a][pa], names[b][pb]):
                         continue  # `HTTP_PROXY` / `HTTPS_PROXY`: two names, one letter apart
+                    if not (
+                        scan.pages[pa].names_itself(names[a][pa])
+                        and scan.pages[pb].names_itself(names[b][pb])
+                    ):
+                        continue
                     shown = {pa: names[a][pa], pb: names[b][pb]}
                     yield _duplicate(scan, shown, pair[0], [pair[1]], "nearly the same name")
 

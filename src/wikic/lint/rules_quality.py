@@ -200,13 +200,22 @@ def check_ingest_duplicates(scan: WikiScan) -> Iterator[Finding]:
                 if key:
                     names[key].setdefault(ps.path, name)
     pairs: set[tuple[str, str]] = set()
-    for by_page in names.values():
+    for key, by_page in names.items():
+        if len(by_page) > 1:  # a listed row names a member of its page, not the page
+            names[key] = by_page = {
+                p: n for p, n in by_page.items() if scan.pages[p].names_itself(n)
+            }
         paths = sorted(by_page)
         pairs.update((a, b) for i, a in enumerate(paths) for b in paths[i + 1 :])
     for ka, kb in near_duplicate_pairs(names):
         for pa in names[ka]:
             for pb in names[kb]:
-                if pa != pb and not kept_apart(names[ka][pa], names[kb][pb]):
+                if (
+                    pa != pb
+                    and not kept_apart(names[ka][pa], names[kb][pb])
+                    and scan.pages[pa].names_itself(names[ka][pa])
+                    and scan.pages[pb].names_itself(names[kb][pb])
+                ):
                     pairs.add((min(pa, pb), max(pa, pb)))
     for a, b in sorted(pairs):
         first, second = scan.pages[a], scan.pages[b]
