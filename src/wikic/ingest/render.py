@@ -31,8 +31,8 @@ from wikic.vault.sections import (
     SOURCES,
     USAGE,
     Body,
-    bullets,
     join_groups,
+    listed_names,
     split_body,
     split_groups,
 )
@@ -256,7 +256,7 @@ def merge_rows(body: Body, rows: Sequence[tuple[str, str]]) -> None:
     """Add a row `- `name` — citation` to the `LISTED` section for each of `rows` the page
     does not list yet (a row is known by its name), the section before `## Related`."""
     current = body.get(LISTED)
-    have = {b.text.split(" — ", 1)[0].strip("`").casefold() for b in bullets(current)}
+    have = {n.casefold() for n in listed_names(body)}
     added = [f"- `{n}` — {c}".rstrip(" —") for n, c in rows if n.casefold() not in have]
     if not added:
         return

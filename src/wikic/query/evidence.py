@@ -171,20 +171,20 @@ def excerpt(
         kept = chain(max(candidates, key=lambda i: (score(i), -i)))
     used = sum(costs[j] for j in kept)
     while True:  # then the chain that says most of the question per token, while one fits
-        best: tuple[float, float, int, list[int]] | None = None
+        best: tuple[float, float, int, list[int], int] | None = None
         for i in candidates:
             new = [j for j in chain(i) if j not in kept]
             cost = sum(costs[j] for j in new)
             if not new or used + cost > budget:
                 continue
             value = sum(score(j) for j in new)
-            option = (value / cost, value, -i, new)
+            option = (value / cost, value, -i, new, cost)
             if best is None or option[:3] > best[:3]:
                 best = option
         if best is None:
             break
         kept += best[3]
-        used += sum(costs[j] for j in best[3])
+        used += best[4]
     if not kept:
         return ""
     parts: list[str] = []
