@@ -63,6 +63,25 @@ def test_code_names_match_verbatim_and_other_names_as_words() -> None:
     assert not names_sentence("rust", "Rust is fast.", verbatim=True)
 
 
+def test_a_word_written_as_code_and_in_prose_is_matched_uninflected() -> None:
+    """The `add` of "the `add` command" (a kind name: matched as a word, not verbatim) is in
+    "Use add to …" and "the add command", not in "Added in 2.25.0.": PDM's changelog lines
+    had made a page "add" of them once the page cap left room."""
+    assert names_sentence("add", "Use the add command.", as_word=True)
+    assert names_sentence("filter", "Both Filters run.", as_word=True)
+    assert not names_sentence("add", "Added in 2.25.0.", as_word=True)
+    assert not names_sentence("add", "It is adding a package.", as_word=True)
+    assert names_sentence("add", "Added in 2.25.0.")  # a plain name: any inflection
+    sentences = _sentences(
+        "Added in 2.25.0.",
+        "Added experimental support for the pylock format.",
+        "You can use the `add` command.",
+    )
+    assert evidence_topics(["add"], sentences, set(), limit=4, known=["add"]) != []
+    kept = evidence_topics(["add"], sentences, set(), limit=4, known=["add"], as_words={"add"})
+    assert kept == [("add", ("s3",))]
+
+
 def test_a_term_of_every_text_weighs_nothing() -> None:
     assert topic_weight("URL", 5) == 0
     assert topic_weight("--threads", 1) == 3  # one sentence and the weight of a precise name

@@ -907,6 +907,40 @@ def test_code_finds_a_heading_phrase_without_the_model() -> None:
     assert "Pointer" not in topics
 
 
+ISOLATION = (
+    "# Concurrency\n\n## Transaction Isolation\n\nThe SQL standard defines four levels of "
+    "transaction isolation.\n\n## Setting the level\n\nPostgreSQL offers the four standard "
+    "transaction isolation levels. The transaction isolation levels differ in the phenomena "
+    "they allow. Use `SET TRANSACTION` to choose among the transaction isolation levels.\n\n"
+    "## Lock file\n\nThe lock file pins versions. Only one lock file format is supported.\n"
+)
+
+
+def test_a_heading_and_the_phrase_one_word_longer_its_document_uses_are_one_page() -> None:
+    """ "Transaction Isolation" and the "transaction isolation levels" three sentences name
+    are one concept: the overlap set's PostgreSQL document had made two pages of them once
+    the page cap left room, and TiDB's sentences joined the longer one."""
+    from wikic.ingest.extract import finish_extraction
+    from wikic.language.section_topics import extended_by_phrase
+    from wikic.llm.backend import EMPTY_STATS, Generation
+
+    doc = parse_document(ISOLATION, filename="iso.md")
+    sentences = fact_sentences(doc)
+    phrase, ids = extended_by_phrase(
+        "Transaction Isolation", ["PostgreSQL", "transaction isolation levels"], sentences
+    )
+    assert phrase == "transaction isolation levels" and len(ids) == 3
+    # one sentence names the longer phrase: no more than one page's alias
+    assert extended_by_phrase("Lock file", ["lock file format"], sentences) is None
+    # two words longer, or a one-word heading (`named_by_phrase`), is another rule
+    assert extended_by_phrase("Transaction", ["transaction isolation levels"], sentences) is None
+    job, config = _job(ISOLATION, "iso.md")
+    replies = [Generation("", None, EMPTY_STATS, error="no reply") for _ in job.requests]
+    topics = {t.name: t for t in finish_extraction(job, replies, config).topics}
+    assert "transaction isolation levels" in topics["Transaction Isolation"].aliases
+    assert not any(name.casefold() == "transaction isolation levels" for name in topics)
+
+
 def test_a_link_named_as_its_address_ends_names_a_project_a_page_of_its_own() -> None:
     """`[llm-replicate](https://github.com/simonw/llm-replicate)` names a plugin: a precise
     name, so the one sentence that names it gives it a page; a link into a site's docs

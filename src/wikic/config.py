@@ -89,7 +89,7 @@ class IngestConfig(_Section):
     section_tokens: int = Field(500, ge=128)
     max_entities_per_section: int = Field(4, ge=0)
     max_claims_per_section: int = Field(8, ge=0)
-    max_pages_per_source: int = Field(15, ge=0)
+    max_pages_per_source: int = Field(20, ge=0)
     summary_max_chars: int = Field(600, ge=80)
     # fact: a topic page opens with the fact that best says what its subject is (verbatim, no
     # model call); model: the model writes one or two sentences from the page's facts (for

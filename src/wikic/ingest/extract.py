@@ -47,7 +47,7 @@ from wikic.language.finders import (
     offered_names,
 )
 from wikic.language.frequency import is_field_term
-from wikic.language.section_topics import named_by_phrase
+from wikic.language.section_topics import extended_by_phrase, named_by_phrase
 from wikic.language.sentences import Sentence, fact_sentences, refers_back, starts_sentence
 from wikic.language.vocabulary import is_common_term
 from wikic.llm.backend import (
@@ -382,12 +382,17 @@ def _code_topics(
     that enough whole-fact sentences mention: the names offered to the model (`names`), then
     the finders' other names. `found`: what each enabled finder found, in catalogue order."""
     structural = []
+    offered = [*names, *(n for f in found for n in f.evidence if n not in names)]
     for t in (t for f in found for t in f.sections):
         name, aliases, facts = t.name, t.aliases, t.facts
         phrase = named_by_phrase(name, names, sentences)
         if phrase is not None:  # "Pointer" and "pointer file": one page
             name, aliases = phrase[0], (name, *aliases)
             facts = tuple(dict.fromkeys((*facts, *phrase[1])))[:FACTS_PER_SECTION_TOPIC]
+        elif (longer := extended_by_phrase(name, offered, sentences)) is not None:
+            # "Transaction Isolation" and "transaction isolation levels": one page
+            aliases = (*aliases, longer[0])
+            facts = tuple(dict.fromkeys((*facts, *longer[1])))[:FACTS_PER_SECTION_TOPIC]
         topic = Topic(
             name,
             _type(name, source_text),
@@ -412,8 +417,9 @@ def _code_topics(
     known = [n for f in found for n in f.precise]
     more = [n for f in found for n in f.evidence if n not in names]
     # how a name is matched, not a finder: a word written as code is matched verbatim, but
-    # not the `clean` of "clean filter"
-    coded = set(code_terms(doc)) - {k.split()[0] for k in kind_names(doc)}
+    # not the `clean` of "clean filter", which is matched as a word (`as_words`)
+    written = set(code_terms(doc))
+    coded = written - {k.split()[0] for k in kind_names(doc)}
     evident = evidence_topics(
         # a generic word is no page though the text writes it as code (`name`, a TOML key):
         # the rule that drops the model's generic names (`grounding.clean_name`)
@@ -426,6 +432,7 @@ def _code_topics(
         known=known,
         rows={b.id for b in doc.blocks if b.kind == "table"},
         coded=coded,
+        as_words=written - coded,
     )
     return [
         *structural,

@@ -82,10 +82,12 @@ def evidence_topics(
     known: Sequence[str] = (),
     rows: Collection[str] = (),
     coded: Collection[str] = (),
+    as_words: Collection[str] = (),
 ) -> list[tuple[str, tuple[str, ...]]]:
     """(name, sentence ids) for candidates that enough whole-fact sentences name
     (`min_evidence`; a sentence naming one of its `aliases` counts; names the document writes
-    as inline code are in `coded`), best first: precise names
+    as inline code are in `coded`; words it writes as code and in prose alike, the `add` of
+    "the `add` command", are in `as_words`: `names_sentence`), best first: precise names
     (`is_precise`) weigh `PRECISE_WEIGHT` sentences more. `taken` holds name keys already used
     (updated). A candidate that is only part of a taken name, or another's alias, is not a page
     of its own. Sentences of the blocks in `rows` (table rows) come after the prose that names
@@ -105,7 +107,15 @@ def evidence_topics(
         naming = [
             s
             for s in sentences
-            if any(names_sentence(n, s.text, verbatim=n in coded and " " not in n) for n in forms)
+            if any(
+                names_sentence(
+                    n,
+                    s.text,
+                    verbatim=n in coded and " " not in n,
+                    as_word=n in as_words and " " not in n,
+                )
+                for n in forms
+            )
         ]
         if naming and all(only_listed(forms, s.text) for s in naming):
             continue  # "With the exception of `-r`, `-o` and `-v`, …" is about none of them
@@ -215,10 +225,16 @@ def min_evidence(name: str, known: Sequence[str] = (), coded: Collection[str] = 
     return MIN_EVIDENCE - 1 if is_code_like(name) or name in coded or one_word else MIN_EVIDENCE
 
 
-def names_sentence(name: str, text: str, *, verbatim: bool = False) -> bool:
+def names_sentence(name: str, text: str, *, verbatim: bool = False, as_word: bool = False) -> bool:
     """Code-like names (and any name when `verbatim`: a word the document writes as code, whose
     capitalised namesake in prose is another thing: `rust` the repository, Rust the language)
-    must appear verbatim; other names as a run of words (`uv pip compile`, "pip-compile")."""
+    must appear verbatim; a word the document writes as code and names in prose too (`as_word`:
+    the `add` of "the `add` command") as that word or its plural, in any case, not inflected
+    ("Added in 2.25.0." is no sentence about `add`); other names as a run of words (`uv pip
+    compile`, "pip-compile"), inflected or not."""
     if verbatim or is_code_like(name) or capital_only(name):
         return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text) is not None
+    if as_word:
+        pattern = r"(?<![\w-])" + re.escape(name) + r"(?:e?s)?(?![\w-])"
+        return re.search(pattern, text, re.IGNORECASE) is not None
     return names_in([name], text)

@@ -176,6 +176,34 @@ def named_by_phrase(
     return None
 
 
+MAX_EXTENDED_WORDS = 4  # words of the longest heading a phrase one word longer may extend
+
+
+def extended_by_phrase(
+    name: str, candidates: Sequence[str], sentences: Sequence[Sentence]
+) -> tuple[str, tuple[str, ...]] | None:
+    """(phrase, its sentence ids) when a heading of several words (`name`: "Transaction
+    Isolation") is the start of a phrase one word longer that `MIN_EVIDENCE` sentences use
+    ("transaction isolation levels"): one concept, one page under the heading, the phrase its
+    alias. Two pages had split the sentences on it, and a second source's joined the one
+    that happened to match longest. None otherwise, or for a name written as code."""
+    words = word_keys(name)
+    if not 2 <= len(words) <= MAX_EXTENDED_WORDS or not all(w.isalpha() for w in words):
+        return None
+    for phrase in candidates:
+        longer = word_keys(phrase)
+        if (
+            len(longer) != len(words) + 1
+            or tuple(longer[: len(words)]) != tuple(words)
+            or not is_subject(phrase, [s.text for s in sentences])
+        ):
+            continue
+        ids = tuple(s.id for s in sentences if names_sentence(phrase, s.text))
+        if len(ids) >= MIN_EVIDENCE:
+            return phrase, ids
+    return None
+
+
 def title_topic(doc: Document, sentences: Sequence[Sentence]) -> SectionTopic | None:
     """The subject the title names ("uv", "String interning", "Quiescent-State Based
     Reclamation" of "… (QSBR)") as a page of its own: its facts are the sentences that name it
