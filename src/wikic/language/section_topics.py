@@ -161,19 +161,7 @@ def named_by_phrase(
     and the phrase are one page, under the phrase, not two. None otherwise."""
     if " " in name or not name.isalpha() or any(c.isupper() for c in name[1:]):
         return None
-    word = name_key(name)
-    for phrase in candidates:
-        words = word_keys(phrase)
-        if (
-            len(words) != 2
-            or words[0] != word
-            or not is_subject(phrase, [s.text for s in sentences])
-        ):
-            continue
-        ids = tuple(s.id for s in sentences if names_sentence(phrase, s.text))
-        if len(ids) >= MIN_EVIDENCE:
-            return phrase, ids
-    return None
+    return _phrase_one_word_longer((name_key(name),), candidates, sentences)
 
 
 MAX_EXTENDED_WORDS = 4  # words of the longest heading a phrase one word longer may extend
@@ -187,16 +175,23 @@ def extended_by_phrase(
     ("transaction isolation levels"): one concept, one page under the heading, the phrase its
     alias. Two pages had split the sentences on it, and a second source's joined the one
     that happened to match longest. None otherwise, or for a name written as code."""
-    words = word_keys(name)
+    words = tuple(word_keys(name))
     if not 2 <= len(words) <= MAX_EXTENDED_WORDS or not all(w.isalpha() for w in words):
         return None
+    return _phrase_one_word_longer(words, candidates, sentences)
+
+
+def _phrase_one_word_longer(
+    words: tuple[str, ...], candidates: Sequence[str], sentences: Sequence[Sentence]
+) -> tuple[str, tuple[str, ...]] | None:
+    """The first of `candidates` that is `words` (word keys) and one word more, a subject of
+    `sentences` that `MIN_EVIDENCE` of them name, with their ids; None when none is."""
+    texts = [s.text for s in sentences]
     for phrase in candidates:
-        longer = word_keys(phrase)
-        if (
-            len(longer) != len(words) + 1
-            or tuple(longer[: len(words)]) != tuple(words)
-            or not is_subject(phrase, [s.text for s in sentences])
-        ):
+        longer = tuple(word_keys(phrase))
+        if len(longer) != len(words) + 1 or longer[: len(words)] != words:
+            continue
+        if not is_subject(phrase, texts):
             continue
         ids = tuple(s.id for s in sentences if names_sentence(phrase, s.text))
         if len(ids) >= MIN_EVIDENCE:
