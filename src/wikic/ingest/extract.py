@@ -382,7 +382,8 @@ def _code_topics(
     that enough whole-fact sentences mention: the names offered to the model (`names`), then
     the finders' other names. `found`: what each enabled finder found, in catalogue order."""
     structural = []
-    offered = [*names, *(n for f in found for n in f.evidence if n not in names)]
+    more = [n for f in found for n in f.evidence if n not in names]  # the finders' other names
+    offered = [*names, *more]
     for t in (t for f in found for t in f.sections):
         name, aliases, facts = t.name, t.aliases, t.facts
         phrase = named_by_phrase(name, names, sentences)
@@ -415,7 +416,6 @@ def _code_topics(
     for f in found:
         aliases_of.update(f.aliases)  # a later finder's aliases of a name replace an earlier one's
     known = [n for f in found for n in f.precise]
-    more = [n for f in found for n in f.evidence if n not in names]
     # how a name is matched, not a finder: a word written as code is matched verbatim, but
     # not the `clean` of "clean filter", which is matched as a word (`as_words`)
     written = set(code_terms(doc))
@@ -423,7 +423,7 @@ def _code_topics(
     evident = evidence_topics(
         # a generic word is no page though the text writes it as code (`name`, a TOML key):
         # the rule that drops the model's generic names (`grounding.clean_name`)
-        [n for n in (*names, *more) if grounding.clean_name(n) is not None],
+        [n for n in offered if grounding.clean_name(n) is not None],
         sentences,
         taken,
         limit=max(0, max_pages + SPARE_TOPICS - len(structural)),
