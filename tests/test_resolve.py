@@ -12,7 +12,7 @@ from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import ONE_SENTENCE_PAGE, PageTarget, Resolver, SourcePlan, plan_batch
 from wikic.ingest.resolve import ConceptIndex, join_evidence, named_once_will_do, shared_mentions
 from wikic.language.discussed import discussed_names, discussed_words
-from wikic.language.name_rules import distinct_names, last_component
+from wikic.language.name_rules import distinct_names, last_component, turned_names
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
 from wikic.vault.name_keys import acronym, initials
@@ -96,6 +96,40 @@ def test_a_gerund_and_its_stem_are_one_page() -> None:
     assert index.match("checkpoints") == "Checkpointing"
     assert index.match("syncing") == "sync"
     assert index.match("logging") == "log"  # the stemmer itself makes "logging" "log"
+
+
+@pytest.mark.parametrize(
+    ("page", "name"),
+    [
+        ("Dependency conflicts", "conflicting dependencies"),
+        ("Conflicting dependencies", "dependency conflicts"),
+        ("Locking Dependencies", "dependency locking"),
+        ("Dependency locking", "locking dependencies"),
+        ("Prompt caching", "cached prompts"),
+    ],
+)
+def test_two_words_the_other_way_round_find_their_page(page: str, name: str) -> None:
+    assert _index((page,)).match(name) == page
+
+
+def test_two_nouns_the_other_way_round_are_another_thing() -> None:
+    assert _index(("Lock file",)).match("file lock") is None  # no -ing or -ed word: two things
+    assert _index(("File lock",)).match("lock file") is None
+    assert turned_names("transaction isolation levels") == ()  # two words only
+    assert turned_names("`uv lock` conflicts") == ()  # plain words only
+
+
+def test_a_sentence_names_a_page_with_its_words_turned() -> None:
+    index = _index(("Dependency conflicts",), ("Lock file",))
+    found = shared_mentions(
+        _sentences(
+            "Use custom categories to manage conflicting dependencies.",
+            "A file lock is held while writing.",
+        ),
+        index,
+        skip=set(),
+    )
+    assert found == {name_key("Dependency conflicts"): ["s1"]}
 
 
 # ── the Resolver: nothing distinct merges, in either direction ───────────────────────────

@@ -3,7 +3,9 @@
 The `ConceptIndex` holds every name of every entity and concept page (title, aliases, file
 name, and the pages this batch plans) under its name key, plus two derived keys: the initials
 of a multi-word name (`write-ahead log` → `wal`) and the capitals of an acronym (`LoRA` → `lra`),
-so an abbreviation finds its expansion and back. A command or API named after a concept
+so an abbreviation finds its expansion and back. Two words the other way round, one of them an
+-ing or -ed form, name the same page ("conflicting dependencies", "Dependency conflicts":
+`turned_names`, looked up as spellings, not stored). A command or API named after a concept
 (`mlx_lm.awq`, `uv sync`) finds the page its last component names. Every lookup is a dict
 lookup: resolving a name costs the same in an empty wiki as in one of 10,000 pages.
 
@@ -39,6 +41,7 @@ from wikic.language.headings import GENERIC_KEYS
 from wikic.language.name_rules import (
     distinct_names,
     last_component,
+    turned_names,
 )
 from wikic.language.sentences import Sentence
 from wikic.language.stopwords import ARTICLES
@@ -109,10 +112,16 @@ class ConceptIndex(Generic[T]):
             keys |= self._by_acronym.get(short, set())
         if command and (last := last_component(name)) and name_key(last) in self.by_key:
             keys.add(name_key(last))
+        keys |= self.turned(name)
         pages = {id(self.by_key[k]): k for k in keys if not distinct_names(name, self.names[k])}
         if len(pages) == 1:
             return self.by_key[next(iter(pages.values()))]
         return None
+
+    def turned(self, name: str) -> set[str]:
+        """The keys of the pages `name` names with its two words the other way round
+        ("conflicting dependencies" finds "Dependency conflicts": `turned_names`)."""
+        return {k for t in turned_names(name) if (k := name_key(t)) in self.by_key}
 
 
 def joinable(name: str) -> bool:
@@ -159,7 +168,7 @@ def shared_mentions(
     """Name key of a page → ids of the sentences that name it, for the `joinable` pages of
     `index` whose key is not in `skip`. A sentence's words are looked up as runs of at most
     `MAX_RUN` words, the longest run that names a page first ("read committed isolation level"
-    before "isolation level")."""
+    before "isolation level"); a run of two words also the other way round (`turned_names`)."""
     found: dict[str, list[str]] = {}
     for s in sentences:
         spans = [(m.start(), m.group(0)) for m in _WORDS_RE.finditer(s.text.replace("_", " "))]
@@ -167,12 +176,17 @@ def shared_mentions(
         while i < len(spans):
             for n in range(min(MAX_RUN, len(spans) - i), 0, -1):
                 start, end = spans[i][0], spans[i + n - 1][0] + len(spans[i + n - 1][1])
-                key = name_key(s.text[start:end])
+                written = s.text[start:end]
+                key = name_key(written)
                 name = index.names.get(key)
+                turned = None
+                if name is None and n == 2:  # "conflicting dependencies": "Dependency conflicts"
+                    turned = next(iter(sorted(index.turned(written))), None)
+                    name = index.names.get(turned) if turned is not None else None
                 if name is None:
                     continue
-                written = s.text[start:end]
-                if key not in skip and joinable(name) and _written_as(name, written):
+                key = turned or key
+                if key not in skip and joinable(name) and (turned or _written_as(name, written)):
                     ids = found.setdefault(key, [])
                     if s.id not in ids:
                         ids.append(s.id)

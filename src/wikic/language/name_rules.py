@@ -89,3 +89,45 @@ def last_component(name: str) -> str:
     """`mlx_lm.awq` → `awq`, `uv sync` → `sync`, `a::b` → `b`; "" for a name of one part."""
     parts = [p for p in _COMPONENTS_RE.split(name.strip("`")) if p]
     return parts[-1] if len(parts) >= 2 else ""
+
+
+_PLAIN_WORD_RE = re.compile(r"[a-z]+", re.IGNORECASE)
+MIN_PARTICIPLE = 5  # letters of the shortest -ing or -ed word taken for a participle ("used")
+
+
+def turned_names(name: str) -> tuple[str, ...]:
+    """The same two words the other way round, as English turns a noun phrase into its
+    compound: "conflicting dependencies" ↔ "dependency conflicts", "locking dependencies" ↔
+    "dependency locking". Only a name of two plain
+    words one of which is an -ing or -ed form: "lock file" and "file lock" are two things.
+    Each form is spelled so that its `name_key` is the other's (the key stems the last word
+    only): the first word singular, the last an -ing, -ed or the word itself. English only."""
+    words = name.split()
+    if len(words) != 2 or not all(_PLAIN_WORD_RE.fullmatch(w) for w in words):
+        return ()
+    first, last = (w.casefold() for w in words)
+    if _participle(first):  # "conflicting dependencies" → "dependency conflicting"
+        return tuple(dict.fromkeys(f"{s} {first}" for s in _singulars(last)))
+    if _participle(last):  # "dependency locking" → "locking dependency"
+        return (f"{last} {first}",)
+    # "dependency conflicts" → "conflicting dependency", "conflicted dependency"
+    base = _singulars(last)[-1]
+    stems = (base, base[:-1]) if base.endswith("e") else (base,)  # "updates" → "updating"
+    return tuple(f"{b}{end} {first}" for b in stems for end in ("ing", "ed"))
+
+
+def _participle(word: str) -> bool:
+    return len(word) >= MIN_PARTICIPLE and word.endswith(("ing", "ed"))
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """`word` and the singulars its plural ending may stand for: "dependencies" → "dependency",
+    "classes" → "class", "conflicts" → "conflict"."""
+    out = [word]
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    elif word.endswith(("sses", "ches", "shes", "xes")):
+        out.append(word[:-2])
+    elif word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    return tuple(out)
