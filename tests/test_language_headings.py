@@ -75,6 +75,12 @@ def test_a_question_heading_asks_about_its_names_not_its_platforms() -> None:
     assert question_names("Quantization") == []  # not a question
 
 
+def test_a_question_heading_asks_about_a_thing_not_about_using_it() -> None:
+    assert question_names("Why Use Lock Files?") == ["Lock Files"]  # not "Use Lock Files"
+    assert question_names("What is a Lock File?") == ["Lock File"]
+    assert question_names("How to Use LoRA?") == ["LoRA"]
+
+
 def test_a_one_word_heading_takes_the_qualified_name_the_prose_gives_it() -> None:
     prose = ["The Git LFS server answers each batch request.", "A remote server may differ."]
     assert specific_name("Server", prose, "Git LFS Specification") == "Git LFS server"

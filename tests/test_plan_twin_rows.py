@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -17,7 +18,7 @@ import pytest
 from tests.helpers.hash_seeds import outputs_under_seeds
 from wikic.ingest.extract import Extraction, Topic
 from wikic.ingest.plan import SourcePlan, plan_batch
-from wikic.ingest.render import TopicEdit, apply_topic_edit
+from wikic.ingest.render import TopicEdit, apply_topic_edit, names_it
 from wikic.ingest.write import _rows
 from wikic.language.sentences import Sentence
 from wikic.vault.document import parse_document
@@ -247,6 +248,20 @@ def test_a_listed_name_is_a_cited_row_before_related_and_an_alias() -> None:
     assert again.props["aliases"] == ["uv venv"]
 
 
+def test_a_page_takes_no_second_member_of_a_series_nor_a_common_word_of_its_title() -> None:
+    # PostgreSQL's and TiDB's `SELECT`: two statements of one series are no names of one page
+    day = dt.date(2026, 1, 1)
+    both = ("SELECT FOR SHARE", "SELECT FOR UPDATE")
+    select = replace(_edit(()), path="entities/select.md", title="SELECT", aliases=both)
+    assert apply_topic_edit(None, select, day).props["aliases"] == ["SELECT FOR SHARE"]
+    # Litestream's `transaction ID`: a reader looking up "ID" means no transaction
+    txid = replace(_edit(()), path="concepts/transaction-id.md", title="transaction ID")
+    page = apply_topic_edit(None, replace(txid, aliases=("ID", "TXID")), day)
+    assert page.props["aliases"] == ["TXID"]
+    assert names_it("Raft", "Raft consensus", [])  # a word of the title that names a thing
+    assert names_it("Read Committed", "Read Committed isolation level", [])
+
+
 def test_listed_names_become_aliases_in_their_order_whatever_the_hash_seed() -> None:
     """The aliases a page's rows give it followed the order of a set, and so the hash seed:
     `uv sync`'s `--only-dev` and `--only-group` swapped from run to run."""
@@ -339,6 +354,26 @@ def test_a_heading_whose_sentences_name_it_is_no_label(tmp_path: Path) -> None:
     )
     assert "Specification" in _pages(plans[0])
     assert "Specification" not in _pages(plans[1])
+
+
+def _asked(heading: str) -> Extraction:
+    """Pipenv's section that says what a lock file is without writing the name again."""
+    texts = ["Pipenv records exact versions as JSON.", "Hashes are recorded too."]
+    text = f"# Pipenv guide\n\n## {heading}\n\n" + "\n\n".join(texts) + "\n"
+    source = Source("raw/pipenv.md", text, "sha256:0", "article")
+    doc = parse_document(text, filename="pipenv.md")
+    sentences = {f"s{i}": Sentence(f"s{i}", f"p{i}", t) for i, t in enumerate(texts, 1)}
+    topic = Topic("Lock File", "concept", (), ("s1", "s2"), from_heading=True)
+    return Extraction(source, "Pipenv guide", texts[0], doc, sentences, [topic])
+
+
+def test_a_heading_that_asks_what_a_thing_is_is_no_label(tmp_path: Path) -> None:
+    named = ["A lock file pins every version.", "The lock file is committed."]
+    pdm = _extraction(named, [Topic("Lock file", "concept", (), ("s1", "s2"), from_heading=True)])
+    _, pipenv = _plans(tmp_path, pdm, _asked("What is a Lock File?"))
+    assert "Lock file" in _pages(pipenv)  # the page the other source made cites both
+    _, labelled = _plans(tmp_path, pdm, _asked("Lock File"))  # a label of the same words
+    assert "Lock file" not in _pages(labelled)
 
 
 def _check_script() -> ModuleType:

@@ -2,7 +2,9 @@
 
 A source's section "Specification" (or "Tools", "Caveats") becomes a page of its own when its
 heading is all the document calls the section, though none of its sentences names the label
-(`part_label`). Two documents with a section of the same label are about two different things:
+(`part_label`). A heading that asks about the thing ("What is a Lock File?") is no label: the
+section says what the thing is, whether or not its sentences repeat the name ("The
+`Pipfile.lock` is a JSON file that contains: …"). Two documents with a section of the same label are about two different things:
 resolved by name to one page, the label gathered every document's sentences about something
 else, and its opening ("Specification is a section of …") said nothing of them. So a label's
 topic never shares its page with another source (`drop_shared_labels`): not with another
@@ -13,24 +15,35 @@ own and stays.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from wikic.ingest.extract import Topic
 from wikic.language.grounding import mentions
+from wikic.language.headings import question_names
+from wikic.vault.document import Document
 from wikic.vault.links import normalize_target, parse_links
+from wikic.vault.names import name_key
 from wikic.vault.tree import Vault
 
 if TYPE_CHECKING:  # plan runs `drop_shared_labels` before it joins shared concepts
     from wikic.ingest.plan import SourcePlan
 
 
-def part_label(topic: Topic, texts: Sequence[str]) -> bool:
-    """Whether `topic` is a section's label: a heading gave it, it is not what the title names
-    nor a code name, and none of its sentences (`texts`) names it."""
+def part_label(topic: Topic, texts: Sequence[str], asked: Collection[str] = ()) -> bool:
+    """Whether `topic` is a section's label: a heading gave it, it is not what the title names,
+    a code name, nor what a question heading asks about (`asked`: name keys), and none of its
+    sentences (`texts`) names it."""
     if not topic.from_heading or topic.subject or topic.precise:
         return False
+    if name_key(topic.name) in asked:
+        return False
     return not any(mentions([topic.name, *topic.aliases], t) for t in texts)
+
+
+def asked_about(doc: Document) -> set[str]:
+    """The name keys of what the document's question headings ask about (`question_names`)."""
+    return {name_key(n) for s in doc.sections for n in question_names(s.heading)}
 
 
 def drop_shared_labels(plans: Sequence[SourcePlan], vault: Vault) -> None:
@@ -42,11 +55,12 @@ def drop_shared_labels(plans: Sequence[SourcePlan], vault: Vault) -> None:
             users.setdefault(target.path, set()).add(n)
     for n, plan in enumerate(plans):
         sentences = plan.extraction.sentences
+        asked = asked_about(plan.extraction.document)
         kept = []
         for topic, target in plan.topics:
             texts = [sentences[f].text for f in topic.facts if f in sentences]
             shared = users[target.path] - {n} or _others_wrote(vault, target.path, plan.source_page)
-            if shared and part_label(topic, texts):
+            if shared and part_label(topic, texts, asked):
                 plan.dropped.append(
                     f"{topic.name} (a section's label, and {target.title} is another source's"
                     " page: its sentences stay on the source's page)"

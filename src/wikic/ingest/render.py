@@ -19,6 +19,8 @@ from wikic.ingest.extract import Extraction
 from wikic.ingest.openings import DERIVED
 from wikic.ingest.text import quote
 from wikic.language.grounding import related
+from wikic.language.name_rules import distinct_names
+from wikic.language.vocabulary import is_common_term
 from wikic.vault.document import render_source_body
 from wikic.vault.links import link
 from wikic.vault.pages import Page, to_tag
@@ -166,7 +168,7 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     aliases = [str(a) for a in props.get("aliases") or []]
     rows = dict.fromkeys(name for name, _ in edit.listed)  # in listed order, not a set's
     for alias in (*edit.aliases, *rows):
-        if alias not in rows and not related(alias, title):
+        if alias not in rows and not (related(alias, title) and names_it(alias, title, aliases)):
             continue  # a neighbouring topic, not another name for this one
         if alias.casefold() != title.casefold() and alias.casefold() not in {
             a.casefold() for a in aliases
@@ -190,6 +192,23 @@ def apply_topic_edit(existing: Page | None, edit: TopicEdit, today: dt.date) -> 
     else:
         props.pop("contradictions", None)
     return Page(edit.path, props, body.render())
+
+
+def names_it(alias: str, title: str, kept: Sequence[str]) -> bool:
+    """Whether `alias` may be another name of the page `title`, whose other names are `kept`:
+    not one of a series another of its names is a member of (`distinct_names`: "SELECT FOR
+    UPDATE" on a page "SELECT" that "SELECT FOR SHARE" names; "TXID" and "ID"), nor one word
+    of its title that every technical text writes (`is_common_term`: the "ID" of "transaction
+    ID", which a reader looking up IDs does not mean)."""
+    if any(distinct_names(alias, n) for n in kept):  # the title and its alias were resolved
+        return False
+    words = [w.casefold() for w in title.split()]
+    return not (
+        len(words) > 1
+        and " " not in alias.strip()
+        and alias.casefold() in words
+        and is_common_term(alias)
+    )
 
 
 def _by_source(

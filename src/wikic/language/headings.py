@@ -195,13 +195,15 @@ _QUESTION_NAME_RE = re.compile(
     r"`([^`]+)`|\b([A-Z][\w.+-]*(?: [A-Z][\w.+-]*)*)|\b(\w*\d\w*[A-Za-z]\w*|[A-Za-z]+\d\w*)\b"
 )
 _PLATFORMS = {"mac", "macos", "windows", "linux", "ubuntu", "docker desktop"}
+_USING = {"use", "using"}  # "Why Use Lock Files?" asks about lock files, not about a use
 
 
 def question_names(heading: str) -> list[str]:
     """The names a question heading asks about, in order: "What is quantization?" asks about
     quantization; "Why is networking slow in WSL2 on Windows 10?" about WSL2 (a platform such
     as Windows or Linux, a term of every text, a number or a pronoun is not what it asks
-    about). Empty for a heading that is not a question."""
+    about), nor the verb of using it ("Why Use Lock Files?" asks about lock files). Empty for a
+    heading that is not a question."""
     text = " ".join(heading.split()).strip("# ")
     words = text.split()
     if not words or not (text.endswith("?") or words[0].casefold() in _ASKING):
@@ -216,6 +218,8 @@ def question_names(heading: str) -> list[str]:
         parts = name.split()
         if m.start() == 0 or parts[0].casefold() in _ASKING:
             parts = parts[1:]  # "How", "What": the question's own first word
+        while parts and parts[0].casefold() in _USING:
+            parts = parts[1:]
         name = " ".join(parts)
         key = name_key(name)
         if len(name) < 2 or not key or key in COMMON_TERMS or name.casefold() in _PLATFORMS:
