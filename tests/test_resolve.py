@@ -117,6 +117,8 @@ def test_two_nouns_the_other_way_round_are_another_thing() -> None:
     assert _index(("File lock",)).match("lock file") is None
     assert turned_names("transaction isolation levels") == ()  # two words only
     assert turned_names("`uv lock` conflicts") == ()  # plain words only
+    assert turned_names("s lock") == ()  # a word of three letters or more: "library's lock"
+    assert _index(("--locked",)).match("s lock") is None  # "locked s" has the key "lock"
 
 
 def test_a_sentence_names_a_page_with_its_words_turned() -> None:

@@ -121,7 +121,9 @@ class ConceptIndex(Generic[T]):
     def turned(self, name: str) -> set[str]:
         """The keys of the pages `name` names with its two words the other way round
         ("conflicting dependencies" finds "Dependency conflicts": `turned_names`)."""
-        return {k for t in turned_names(name) if (k := name_key(t)) in self.by_key}
+        keys = {k for t in turned_names(name) if (k := name_key(t)) in self.by_key}
+        # of two words too: the key stems the words joined, and "lock locked" is `--locked`'s
+        return {k for k in keys if len(_WORDS_RE.findall(self.names[k])) == 2}
 
 
 def joinable(name: str) -> bool:

@@ -91,7 +91,7 @@ def last_component(name: str) -> str:
     return parts[-1] if len(parts) >= 2 else ""
 
 
-_PLAIN_WORD_RE = re.compile(r"[a-z]+", re.IGNORECASE)
+_PLAIN_WORD_RE = re.compile(r"[a-z]{3,}", re.IGNORECASE)
 MIN_PARTICIPLE = 5  # letters of the shortest -ing or -ed word taken for a participle ("used")
 
 
