@@ -332,3 +332,35 @@ def test_an_abbreviated_concept_is_one_page_titled_as_written_out(
     facts = _facts((paths.wiki / "concepts/transaction-id.md").read_text(encoding="utf-8"))
     assert "A gap in the TXID sequence stops the restore." in facts
     assert "A replica records the last TXID it applied." in facts
+
+
+LMDB = (
+    "# Embedded stores\n\nEmbedded stores run inside the application process.\n\n## LMDB\n\n"
+    "LMDB maps the whole database file into memory. LMDB keeps its data in a B+tree. LMDB "
+    "supports lock-free MVCC with a single writer and many readers. LMDB never needs recovery "
+    "after a crash.\n"
+)
+MVCC = (
+    "# Concurrency\n\nConcurrency control keeps transactions apart.\n\n## MVCC\n\nMVCC keeps "
+    "several versions of each row. MVCC lets readers see a snapshot of the data. MVCC never "
+    "blocks a reader on a writer. Old MVCC versions are removed by a vacuum.\n"
+)
+
+
+def test_a_revisit_adds_a_sentence_its_own_page_holds_where_no_twin_comes_of_it(
+    tmp_path: Path,
+) -> None:
+    # bbolt's "… support lock-free MVCC …" is on its own LMDB page; PostgreSQL's later MVCC
+    # page cites bbolt too, as one batch of the two would
+    paths = make_wiki(tmp_path / "w")
+    for name, body in {"a.md": LMDB, "b.md": MVCC}.items():
+        (paths.raw / name).write_text(body, encoding="utf-8")
+    _ingest(paths, IngestRequest(paths=[paths.raw / "a.md"]))
+    sentence = "LMDB supports lock-free MVCC with a single writer and many readers."
+    assert sentence in (paths.wiki / "concepts/lmdb.md").read_text(encoding="utf-8")
+    second = _ingest(paths, IngestRequest(paths=[paths.raw / "b.md"]))
+    assert [(o.raw, o.updated) for o in second.revisited] == [("raw/a.md", ["entities/mvcc.md"])]
+    page = Vault.load(paths.wiki).pages["entities/mvcc.md"]
+    assert page.props["sources"] == ["[[sources/b]]", "[[sources/a]]"]
+    assert sentence in (paths.wiki / "entities/mvcc.md").read_text(encoding="utf-8")
+    assert sentence in (paths.wiki / "concepts/lmdb.md").read_text(encoding="utf-8")  # kept

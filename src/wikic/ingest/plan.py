@@ -758,15 +758,9 @@ def join_shared(
     own_facts += [set(h.facts) for h in plan.held]
     openings = {topic.facts[0] for topic, _ in plan.topics if topic.facts}
     openings |= {h.facts[0] for h in plan.held}
-    held = plan.held_ids  # a revisit adds what the wiki lacks
-    # … but a page new in this batch of a concept the revisited source discusses gets its
-    # sentences as one batch would, though they are on the source's own pages too: the facts
-    # of "Transaction ID" that Litestream's ingest left on its pages "LTX files", "Litestream"
-    discussed = (
-        {p.path for n in plan.extraction.discussed if (p := index.match(n)) and not p.exists}
-        if held
-        else set()
-    )
+    # a revisited source's sentences join as one batch's would, though a page of its own holds
+    # them too (bbolt's "… support lock-free MVCC …", on its LMDB page, on the wiki's MVCC
+    # page): the twin checks below keep each of its pages (`own_facts`) from becoming a twin
     ranked = sorted(joined.values(), key=lambda j: (-len(j[1]), j[0].path))
     added = 0
     for target, ids in ranked:
@@ -785,7 +779,7 @@ def join_shared(
         for i in ids[:FACTS_PER_SECTION_TOPIC]:
             # the page joined must not hold most of another page of the source, nor open with
             # the sentence another opens with: a twin either way
-            if i in openings or (i in held and target.path not in discussed):
+            if i in openings:
                 continue
             if refers_back(plan.extraction.sentences[i].text):
                 continue  # "This file serves …": its antecedent stays on the source's pages

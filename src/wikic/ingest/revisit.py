@@ -16,8 +16,10 @@ earlier sources that name what the batch discusses and the wiki has no page for
 - gives each page the batch makes the facts of an earlier source that name it, by the rule
   every source joins a page by (`plan.join_shared`), cited to that source's page.
 
-A revisit adds only sentences that no page of its source holds: one sentence on two pages of a
-source made them twins.
+A revisit's section of a shared task adds only sentences that no page of its source holds (one
+sentence on two pages of a source made them twins); a sentence that names a page the batch
+makes joins it as in one batch, under the same twin checks (`plan.join_shared`): bbolt's "…
+support lock-free MVCC …", which its own LMDB page holds, is on the wiki's MVCC page too.
 
 An earlier source is *revisited*: only those pages are written for it, in a commit of its own
 after the batch's; its source page and its other pages stay as they are. A source whose raw file
