@@ -2,9 +2,9 @@
 
 A source's section "Specification" (or "Tools", "Caveats") becomes a page of its own when its
 heading is all the document calls the section, though none of its sentences names the label
-(`part_label`). A heading that asks about the thing ("What is a Lock File?") is no label: the
-section says what the thing is, whether or not its sentences repeat the name ("The
-`Pipfile.lock` is a JSON file that contains: …"). Two documents with a section of the same label are about two different things:
+(`part_label`). A heading that asks about the thing ("What is a Lock File?", "Why Use Lock
+Files?") is no label: the section says what the thing is or does, whether or not its sentences
+repeat the name. Two documents with a section of the same label are about two different things:
 resolved by name to one page, the label gathered every document's sentences about something
 else, and its opening ("Specification is a section of …") said nothing of them. So a label's
 topic never shares its page with another source (`drop_shared_labels`): not with another

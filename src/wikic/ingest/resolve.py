@@ -122,7 +122,8 @@ class ConceptIndex(Generic[T]):
         """The keys of the pages `name` names with its two words the other way round
         ("conflicting dependencies" finds "Dependency conflicts": `turned_names`)."""
         keys = {k for t in turned_names(name) if (k := name_key(t)) in self.by_key}
-        # of two words too: the key stems the words joined, and "lock locked" is `--locked`'s
+        # a page of two words too: the key stems the words joined ("locked s", of "library's
+        # lock" before words needed three letters, had `--locked`'s key)
         return {k for k in keys if len(_WORDS_RE.findall(self.names[k])) == 2}
 
 
@@ -183,7 +184,7 @@ def shared_mentions(
                 name = index.names.get(key)
                 turned = None
                 if name is None and n == 2:  # "conflicting dependencies": "Dependency conflicts"
-                    turned = next(iter(sorted(index.turned(written))), None)
+                    turned = min(index.turned(written), default=None)
                     name = index.names.get(turned) if turned is not None else None
                 if name is None:
                     continue

@@ -98,10 +98,11 @@ MIN_PARTICIPLE = 5  # letters of the shortest -ing or -ed word taken for a parti
 def turned_names(name: str) -> tuple[str, ...]:
     """The same two words the other way round, as English turns a noun phrase into its
     compound: "conflicting dependencies" ↔ "dependency conflicts", "locking dependencies" ↔
-    "dependency locking". Only a name of two plain
-    words one of which is an -ing or -ed form: "lock file" and "file lock" are two things.
-    Each form is spelled so that its `name_key` is the other's (the key stems the last word
-    only): the first word singular, the last an -ing, -ed or the word itself. English only."""
+    "dependency locking". Only names of two plain words of three letters or more, and only to
+    a form with an -ing or -ed word (the callers find no page of "file lock" for "lock file":
+    two things). Each form is spelled so that its `name_key` is the other's (the key stems the
+    words joined, so the last word's ending only): the first word singular, the last an -ing,
+    -ed or the word itself. English only."""
     words = name.split()
     if len(words) != 2 or not all(_PLAIN_WORD_RE.fullmatch(w) for w in words):
         return ()
