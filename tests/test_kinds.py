@@ -11,7 +11,13 @@ from pathlib import Path
 from tests.helpers.wikitools import compile_files
 from wikic.ingest.extract import Topic
 from wikic.ingest.plan import Resolver
-from wikic.language.kinds import KindEvidence, said_kinds, says_is_a, table_kinds
+from wikic.language.kinds import (
+    KindEvidence,
+    said_kinds,
+    says_is_a,
+    spelled_words,
+    table_kinds,
+)
 from wikic.language.openings import defining_text, subject_aliases
 from wikic.vault.document import parse_document
 from wikic.vault.names import name_key
@@ -56,6 +62,26 @@ def test_a_name_with_its_kind_finds_the_name_and_back(tmp_path: Path) -> None:
     resolver = _resolver(tmp_path / "s", [said])
     resolver.resolve(Topic("Serializable", "concept", (), ()))
     assert resolver.find(["Serializable isolation level"]) is None
+
+
+def test_a_value_in_capitals_finds_the_page_of_its_words_where_a_kind_says_so(
+    tmp_path: Path,
+) -> None:
+    """TiDB's `READ-COMMITTED` (the setting's value) is PostgreSQL's "Read Committed Isolation
+    Level": a sentence says Read Committed is an isolation level. Without one, or for an
+    identifier that is not words in capitals, it stays an identifier of its own."""
+    assert spelled_words("READ-COMMITTED") == "READ COMMITTED"
+    assert spelled_words("`REPEATABLE_READ`") == "REPEATABLE READ"
+    for other in ("HTTP_PROXY2", "read-committed", "Read-Committed", "WAL", "X-Y"):
+        assert spelled_words(other) is None, other
+    said = "Read Committed is the default isolation level."
+    resolver = _resolver(tmp_path / "said", [said])
+    made = resolver.resolve(Topic("Read Committed Isolation Level", "concept", (), ()))
+    assert resolver.find(["READ-COMMITTED"]) == made
+    assert resolver.kind_names == {made.path: ["READ-COMMITTED"]}  # the alias as written
+    resolver = _resolver(tmp_path / "unsaid", ["Read Committed sees committed data."])
+    resolver.resolve(Topic("Read Committed Isolation Level", "concept", (), ()))
+    assert resolver.find(["READ-COMMITTED"]) is None
 
 
 def test_a_later_source_finds_the_page_an_earlier_one_named_with_the_kind(

@@ -37,7 +37,7 @@ from wikic.language.definitions import defined_abbreviations
 from wikic.language.discussed import about
 from wikic.language.evidence import FACTS_PER_SECTION_TOPIC
 from wikic.language.grounding import guess_type, split_abbreviation
-from wikic.language.kinds import KindEvidence
+from wikic.language.kinds import KindEvidence, spelled_words
 from wikic.language.sentences import Sentence, refers_back
 from wikic.language.title_case import capitalised_title
 from wikic.store.concepts import Layered, LayeredSets, StoredConcepts
@@ -150,8 +150,13 @@ class Resolver:
             found = self.index.match(name, command=command and _command_like(name))
             if found is not None:
                 return found
-        for name in (n for n in names if not is_code_like(n)):
+        # a value in capitals by its words ("READ-COMMITTED": TiDB's setting of the level
+        # PostgreSQL's page "Read Committed Isolation Level" is about), where a kind says so
+        spelled = {w: n for n in names if (w := spelled_words(n)) is not None}
+        for name in (*(n for n in names if not is_code_like(n)), *spelled):
             if (found := self._of_kind(name)) is not None:
+                if name in spelled:  # the page's alias is the value as written
+                    self.kind_names[found.path][-1] = spelled[name]
                 return found
         # an identifier is exact or another one: `HTTP_PROXY` is not `HTTPS_PROXY`
         for name in (n for n in names if not is_code_like(n)):

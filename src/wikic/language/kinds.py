@@ -22,6 +22,8 @@ from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
 MAX_BETWEEN = 3  # words between "is a/the" and the kind ("the default isolation level")
+# a value spelled in capitals, its words joined by hyphens or underscores: `READ-COMMITTED`
+_CAPITALS_RE = re.compile(r"[A-Z]{2,}(?:[-_][A-Z]{2,})+")
 _MARKUP_RE = re.compile(r"[*_`]+")
 _STATES_RE = re.compile(r"\s(?:is|was)\s+(?:a|an|the)\b", re.IGNORECASE)  # "… is the …"
 
@@ -67,6 +69,16 @@ def said_kinds(instance: str, texts: Iterable[str]) -> list[str]:
                 for j in range(i + 1, len(words) + 1):
                     found[" ".join(words[i:j])] = None
     return list(found)
+
+
+def spelled_words(name: str) -> str | None:
+    """The words of a value spelled in capitals ("READ-COMMITTED", "REPEATABLE_READ" → "READ
+    COMMITTED"), for the kind lookup: a setting's value names the thing its words name where a
+    document says those words are a kind ("Read Committed is the default isolation level"),
+    though an identifier is otherwise matched verbatim. None for any other name."""
+    if _CAPITALS_RE.fullmatch(name.strip("`")) is None:
+        return None
+    return re.sub(r"[-_]", " ", name.strip("`"))
 
 
 def _is_a(instance: str) -> str:
