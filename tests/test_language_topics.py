@@ -1217,3 +1217,38 @@ def test_a_plain_word_only_the_model_named_is_no_page() -> None:
     assert not plain("Poetry")  # the source capitalises it: a name
     assert not plain("--upgrade") and not plain("lock file")  # precise; a phrase
     assert not plain("package", code=("package",))  # code found it too
+
+
+def test_a_phrase_of_plain_words_the_source_writes_in_passing_is_no_page() -> None:
+    """Plain words the model alone named, which the source writes in lower case in at most
+    `PASSING_SENTENCES` sentences and no heading ("an alternative package", "the most recent
+    version"), are no page; a phrase of the field, a capitalised one, one a heading or more
+    sentences name, and one code found too stay."""
+    from wikic.ingest.extract import PASSING_SENTENCES, Topic, _passing_phrase
+    from wikic.language.sentences import fact_sentences
+    from wikic.vault.document import parse_document
+    from wikic.vault.names import name_key
+
+    text = (
+        "# Resolution\n\nPip picks the most recent version of each package. It may pick an "
+        "alternative package. A nonrepeatable read sees changed rows. The Consistent Read "
+        "level reads the latest data.\n\n## Lock files\n\nA lock file pins versions. The lock "
+        "file is JSON. Commit the lock file.\n\nThe release notes list changes. Read the "
+        "release notes. The release notes are long.\n"
+    )
+    doc = parse_document(text, filename="d.md")
+    sentences = fact_sentences(doc)
+
+    def passing(name: str, code: tuple[str, ...] = ()) -> bool:
+        topic = Topic(name, "concept", (), ("s1",), from_model=True)
+        return _passing_phrase(topic, {name_key(n) for n in code}, doc, sentences)
+
+    assert PASSING_SENTENCES == 2
+    assert passing("recent version") and passing("alternative package")
+    assert passing("Alternative package")  # the model's capital is not the source's
+    assert not passing("nonrepeatable read")  # a term of the field
+    assert not passing("Consistent Read")  # the source capitalises it: a name
+    assert not passing("lock file")  # a heading names it
+    assert not passing("release notes")  # three sentences name it
+    assert not passing("recent version", code=("recent version",))  # code found it too
+    assert not passing("version")  # one word: `_plain_word_only_the_model_named`

@@ -247,7 +247,17 @@ def finish_extraction(
             f"dropped topic {t.name!r}: a plain word only the model named, not of the field"
             for t in plain
         ]
-        unfit = [*example, *clauses, *common, *plain]
+        passing = [
+            t
+            for t in model_topics
+            if t not in (*example, *clauses, *common, *plain)
+            and _passing_phrase(t, code_keys, doc, sentences)
+        ]
+        notes += [
+            f"dropped topic {t.name!r}: plain words the source writes in passing, not a name"
+            for t in passing
+        ]
+        unfit = [*example, *clauses, *common, *plain, *passing]
         topics = merge_topics(
             [*found, *(t for t in model_topics if t not in unfit)],
             config.max_claims_per_section * max(1, len(windows))
@@ -469,6 +479,35 @@ def _plain_word_only_the_model_named(topic: Topic, code_keys: Set[str], text: st
         for form in (name.lower(), name.capitalize())
     )
     return lower > capital
+
+
+PASSING_SENTENCES = 2  # sentences at most that name a phrase of plain words written in passing
+
+
+def _passing_phrase(
+    topic: Topic, code_keys: Set[str], doc: Document, sentences: Sequence[Sentence]
+) -> bool:
+    """Whether `topic` is a phrase of plain words (none a term of its field,
+    `frequency.is_field_term`) only the model named, which the source writes in lower case in
+    at most `PASSING_SENTENCES` sentences and in no heading: a phrase in passing ("a good
+    candidate", "the most recent version", "an alternative package", "hypothetical
+    packages"), not a name the source gives a thing. A phrase of the field ("nonrepeatable
+    read"), a capitalised one ("Consistent Read"), one code found too (a defined term, a
+    heading's) and one more sentences name stay."""
+    name = topic.name
+    words = name.split()
+    if len(words) < 2 or is_code_like(name) or not all(w.isalpha() for w in words[1:]):
+        return False
+    if not name[1:].islower() or any(is_field_term(w.strip(",")) for w in words):
+        return False
+    if any(name_key(n) in code_keys for n in (topic.name, *topic.aliases)):
+        return False
+    if any(grounding.mentions([name], s.heading) for s in doc.sections if s.heading):
+        return False
+    naming = [s.text for s in sentences if grounding.mentions([name], s.text)]
+    if any(name.casefold() not in t.casefold() or name[0].upper() + name[1:] in t for t in naming):
+        return False  # written otherwise (an inflection, a capital) somewhere: not in passing
+    return len(naming) <= PASSING_SENTENCES
 
 
 def opening(doc: Document, sentences: Sequence[Sentence], limit: int, *, count: int = 2) -> str:
