@@ -115,3 +115,39 @@ def test_a_name_inside_a_subordinate_clause_is_not_the_sentence_s_subject(
 ) -> None:
     title, *texts = case
     assert defining_text(title, texts) == texts[-1]
+
+
+# the overlap compile (model replies replayed, stop 60): SQLite opened "Each transaction in
+# SQLite is simply a collection of one or more pages to be written." (a transaction's subject),
+# and a sentence on "Alternate lock files" is about a kind of lock file, not lock files
+NARROWED = [
+    (
+        "SQLite",
+        "Each transaction in SQLite is simply a collection of one or more pages to be written.",
+        "SQLite has a journaling mode called WAL which writes page changes to a `-wal` file.",
+    ),
+    (
+        "Lock file",
+        "Alternate lock files are helpful when there exist conflicting dependencies.",
+        "The lock file records the exact version of every package.",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", NARROWED, ids=[c[0] for c in NARROWED])
+def test_a_name_after_a_lower_case_word_is_a_narrower_subject(case: tuple[str, ...]) -> None:
+    title, *texts = case
+    assert defining_text(title, texts) == texts[-1]
+    assert defining_text(title, texts[::-1]) == texts[-1]
+
+
+def test_an_article_possessive_or_name_before_the_title_leaves_it_the_subject() -> None:
+    from wikic.language.openings import opening_faults
+
+    for title, text in [
+        ("KV cache", "The KV cache is a store of past keys and values."),
+        ("QSBR", "Python's QSBR implementation is a scheme for freeing memory."),
+        ("WAL mode", "SQLite WAL mode is a journaling mode."),
+    ]:
+        assert not opening_faults(title, text).no_subject, text
+    assert opening_faults("lock file", "Alternate lock files are helpful.").no_subject

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from wikic.language import grounding
+from wikic.language.frequency import zipf
 from wikic.language.prose_checks import cut_reason, links_as_text, plain, table_row_reason
 from wikic.language.sentences import RESPECTIVELY_RE, SUBORDINATORS, starts_sentence
 from wikic.language.sentences import refers_back as follows_on
+from wikic.language.stopwords import DETERMINERS
 from wikic.vault.name_keys import acronym, initials
 
 # opens by pointing at what came before it in the document
@@ -343,7 +345,38 @@ def _opens_with(title: str, head: str) -> bool:
         return False  # "`tool.poetry.exclude` is …" is not about Poetry
     if _after_subordinator(title, words):
         return False  # "If PDM is not able to …, it will raise an error": about the error
+    if _narrowed(title, words):
+        return False  # "Alternate lock files are helpful when …": a kind of lock file
     return len(words) <= len(title.split()) + 3 and grounding.mentions([title], head)
+
+
+PLAIN_ZIPF = 3.0  # a capitalised first word this common in general English is a plain word
+
+
+def _narrowed(title: str, words: Sequence[str]) -> bool:
+    """Whether the title comes in a fact's opening words after a lower-case word that is no
+    determiner ("Alternate lock files …", "Platform-specific lock files …"): the subject is a
+    narrower kind of the title's thing, which a sentence about it does not define. An article,
+    a possessive or a capitalised name before it ("The KV cache", "Python's QSBR", "SQLite WAL
+    mode") leaves the title the subject; a plain word of general English (`PLAIN_ZIPF`) that
+    opens the sentence is read in lower case."""
+    first = grounding.word_keys(title)[:1]
+    if not first:
+        return False
+    for i, word in enumerate(words):
+        if grounding.word_keys(word)[:1] == first:
+            if i == 0:
+                return False
+            before = words[i - 1].strip('`*_"“(,')
+            if i == 1 and before[1:].islower() and zipf(before.casefold()) >= PLAIN_ZIPF:
+                before = before.casefold()  # "Alternate" opens the sentence: a plain word
+            return (
+                before.islower()
+                and before.replace("-", "").isalpha()
+                and before not in DETERMINERS
+                and not before.endswith(("'s", "’s"))
+            )
+    return False
 
 
 def _after_subordinator(title: str, words: Sequence[str]) -> bool:
