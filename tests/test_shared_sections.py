@@ -20,7 +20,9 @@ from wikic.language.actions import (
     action_title,
     heading_words,
     is_gerund,
+    prose_verbs,
     shared_action,
+    task_object,
 )
 from wikic.paths import WikiPaths
 from wikic.vault.document import parse_document
@@ -150,3 +152,63 @@ def test_a_page_gives_way_without_its_name_where_the_names_are_unrelated() -> No
     # a term merged into a broad page, a heading's label: no alias
     assert not named_alike("TXID", "SQLite")
     assert not named_alike("Clearing the Cache", "pipenv lock")
+
+
+@pytest.mark.parametrize(
+    ("heading", "thing"),
+    [
+        # a verb of the document's prose or a gerund, then an article, qualifier or preposition
+        ("Deactivate a virtual environment", "virtual environment"),
+        ("Create a new virtual environment", "virtual environment"),
+        ("Using a requirements file", "requirements file"),
+        ("Install from other package indexes", "package indexes"),
+        ("Exporting the lockfile", "lockfile"),
+        ("Specify another lock file to use", "lock file"),
+        ("Setting a Python Version", "Python Version"),
+        # no task of a thing: a plain word, a verb's form that qualifies a noun, no article
+        ("Upgrading packages", None),
+        ("Install a package from source", None),
+        ("Inherit the metadata from parents", None),
+        ("Read Committed isolation level", None),
+        ("Rolling checksum implementation", None),
+        ("Install extras", None),
+        ("Lock strategies", None),
+        ("Deploy", None),
+    ],
+)
+def test_a_task_heading_names_what_it_works_on(heading: str, thing: str | None) -> None:
+    verbs = prose_verbs(
+        "You need to activate it. Then deactivate it. You can create one. You can install "
+        "packages. You can use a file. You can export the lockfile. You can specify a file. "
+        "You can inherit markers. You can read rows. You can set a version. You can upgrade "
+        "pip. To lock, run it."
+    )
+    assert task_object(heading, verbs) == thing
+
+
+def test_a_task_section_is_a_page_of_what_it_works_on_where_its_sentences_name_it() -> None:
+    """pip's "Create a new virtual environment" and "Using a requirements file" are about the
+    virtual environment and the requirements file. Not where the verb is a command the
+    document writes as code (`deactivate`: the section is the command's), nor where only the
+    heading names the thing ("local archives", `TASK_OBJECT_SENTENCES`)."""
+    from wikic.language.section_topics import TASK_OBJECT_SENTENCES, section_topics
+    from wikic.language.sentences import fact_sentences
+
+    doc = parse_document(
+        "# Guide\n\nYou can install packages. Then create the environment. You can use "
+        "files. You may deactivate it.\n\n"
+        "## Create a new virtual environment\n\nA virtual environment isolates packages. The "
+        "virtual environment lives in `.venv`.\n\n"
+        "## Deactivate a virtual environment\n\nTo leave the virtual environment, run "
+        "`deactivate`. Nothing else changes.\n\n"
+        "## Using a requirements file\n\npip reads a requirements file with `-r`. Each line of "
+        "the requirements file names a package.\n\n"
+        "## Install from local archives\n\nThis is useful offline with local archives. "
+        "Download the files first.\n",
+        filename="g.md",
+    )
+    topics = {t.section: t.name for t in section_topics(doc, fact_sentences(doc))}
+    assert TASK_OBJECT_SENTENCES == 2
+    assert topics[1] == "virtual environment" and topics[3] == "requirements file"
+    assert topics.get(2) != "virtual environment"  # `deactivate` is a command here
+    assert "archive" not in topics.get(4, "").casefold()  # one sentence names it

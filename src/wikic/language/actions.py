@@ -22,6 +22,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wikic.language.commands import is_code_like
+from wikic.language.frequency import base_forms, is_coined
 from wikic.language.grounding import same_word
 from wikic.language.stemming import stem
 from wikic.language.stopwords import TOPICLESS_WORDS
@@ -115,3 +117,63 @@ def subtree_blocks(doc: Document, section: int) -> list[str]:
             break
         blocks += below.block_ids
     return blocks
+
+
+# a verb's place in prose: "to install", "you can activate", "pip will install"
+_VERB_PLACE_RE = re.compile(
+    r"\b(?i:to|can|will|must|should|may|might|could|you|please|then|first)\s+(?=([a-z]{3,})\b)"
+)  # a lookahead: "you can install" finds "can" and "install"
+# words that end the object of a task heading: "Install from local archives", "Specify
+# another lock file to use", "Install the packages pinned in lock file"
+_OBJECT_ENDS = {"of", "with", "for", "to", "in", "on", "at", "by", "from", "into", "and", "or",
+                "via", "without", "when", "using", "per", "across", "between"}  # fmt: skip
+_ARTICLE_LIKE = TOPICLESS_WORDS | {"another", "specific", "particular", "multiple", "several"}
+MAX_OBJECT_WORDS = 4
+
+
+def prose_verbs(text: str) -> frozenset[str]:
+    """The lower-case words a document's prose puts in a verb's place ("… need to `activate`
+    it", "you can install packages"): a heading's first word among them is a verb of the
+    document's own usage, where English spelling alone cannot tell "Install extras" (a task)
+    from "Lock strategies" (a thing). English only."""
+    return frozenset(_VERB_PLACE_RE.findall(text.replace("`", "")))
+
+
+def task_object(heading: str, verbs: frozenset[str]) -> str | None:
+    """What a task heading works on: "Install extras" → "extras", "Using a requirements file"
+    → "requirements file", "Install from other package indexes" → "package indexes",
+    "Exporting the lockfile" → "lockfile". The heading opens with a gerund or with a verb of
+    the document's prose (`verbs`, `prose_verbs`) and goes on with an article, a qualifier
+    ("a", "new", "another") or a preposition, so the verb is no adjective ("Read Committed",
+    "Rolling checksum", "Install extras" stay as they are); the object is what follows them,
+    up to the next preposition.
+    None when the heading names no such object, or one plain word of general English
+    ("Upgrading packages", "Installing dependencies": the section is about the task)."""
+    words = _WORD_RE.findall(heading.replace("`", ""))
+    if len(words) < 2:
+        return None
+    verb = words[0].casefold()
+    forms = base_forms(verb) | ({verb[:-3] + "e"} if verb.endswith("ing") else set())
+    if not (is_gerund(verb) or not forms.isdisjoint(verbs)):
+        return None  # "Using" is "use" ("… you can use …"): `is_gerund` wants six letters
+    rest = words[1:]
+    if rest[0].casefold() not in _OBJECT_ENDS | _ARTICLE_LIKE:
+        return None  # "Read Committed", "Rolling checksum": a verb's form that qualifies a noun
+    if rest[0].casefold() in _OBJECT_ENDS:
+        rest = rest[1:]  # "Install from version control systems"
+    while rest and rest[0].casefold() in _ARTICLE_LIKE:
+        rest = rest[1:]
+    taken: list[str] = []
+    for word in rest:
+        if word.casefold() in _OBJECT_ENDS:
+            break
+        taken.append(word)
+    if not taken or len(taken) > MAX_OBJECT_WORDS:
+        return None
+    if any(w.casefold() in TOPICLESS_WORDS for w in taken):
+        return None  # "Lock file to not write": no noun phrase
+    if len(taken) == 1:
+        word = taken[0]
+        if not (is_code_like(word) or not word[1:].islower() or is_coined(word)):
+            return None  # one word of English ("packages", "metadata"): about the task
+    return " ".join(taken)

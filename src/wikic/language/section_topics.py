@@ -12,7 +12,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from wikic.language.commands import USAGE_PER_TOPIC, command_names, command_words, flag_aliases
+from wikic.language.actions import prose_verbs, task_object
+from wikic.language.commands import (
+    USAGE_PER_TOPIC,
+    code_terms,
+    command_names,
+    command_words,
+    flag_aliases,
+)
 from wikic.language.definitions import defined_terms
 from wikic.language.evidence import (
     FACTS_PER_SECTION_TOPIC,
@@ -20,7 +27,7 @@ from wikic.language.evidence import (
     is_subject,
     names_sentence,
 )
-from wikic.language.grounding import split_abbreviation, word_keys
+from wikic.language.grounding import mentions, split_abbreviation, word_keys
 from wikic.language.headings import (
     asked_often,
     governed_name,
@@ -34,6 +41,10 @@ from wikic.language.sentences import Sentence
 from wikic.language.stemming import stem
 from wikic.vault.document import Block, Document
 from wikic.vault.names import name_key
+
+# sentences of the document that must name what a task heading works on: a phrase the heading
+# alone uses ("arbitrary Python environments") is no thing of the document
+TASK_OBJECT_SENTENCES = 2
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,11 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
     options = flag_aliases(doc)
     commands = command_names(doc)
     asked_by_most = asked_often([s.heading for s in doc.sections])
+    # a verb the document writes as code is a command's name ("you'll need to `activate`
+    # it"): its section is about the command, not about what the command works on
+    coded = {t.casefold() for t in code_terms(doc)}
+    verbs = prose_verbs(" ".join(b.text for b in doc.blocks if b.kind != "code")) - coded
+    texts = {s.id: s.text for s in sentences}
     found: list[SectionTopic] = []
     for section in doc.sections:
         blocks = [doc.block(b) for b in section.block_ids]
@@ -74,6 +90,15 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
             if not any(name_key(n).startswith(k) for k in asked_by_most)
         ]
         precise = option is not None or command is not None
+        # a task's section is about what it works on, where its sentences name that
+        # ("Using a requirements file": "… declare all dependencies in a Requirements File")
+        worked_on = task_object(section.heading, verbs)
+        if (
+            worked_on is not None
+            and any(mentions([worked_on], texts[f]) for f in facts)
+            and sum(mentions([worked_on], t) for t in texts.values()) >= TASK_OBJECT_SENTENCES
+        ):
+            name = worked_on
         if option is not None:
             name, aliases = option, tuple(options[option])
         elif command is not None:
