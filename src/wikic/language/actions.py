@@ -140,15 +140,15 @@ def prose_verbs(text: str) -> frozenset[str]:
 
 
 def task_object(heading: str, verbs: frozenset[str]) -> str | None:
-    """What a task heading works on: "Install extras" → "extras", "Using a requirements file"
-    → "requirements file", "Install from other package indexes" → "package indexes",
-    "Exporting the lockfile" → "lockfile". The heading opens with a gerund or with a verb of
-    the document's prose (`verbs`, `prose_verbs`) and goes on with an article, a qualifier
-    ("a", "new", "another") or a preposition, so the verb is no adjective ("Read Committed",
-    "Rolling checksum", "Install extras" stay as they are); the object is what follows them,
-    up to the next preposition.
-    None when the heading names no such object, or one plain word of general English
-    ("Upgrading packages", "Installing dependencies": the section is about the task)."""
+    """What a task heading works on: "Using a requirements file" → "requirements file",
+    "Install from other package indexes" → "package indexes", "Exporting the lockfile" →
+    "lockfile", "Create a new virtual environment" → "virtual environment". The heading opens
+    with a gerund or with a verb of the document's prose (`verbs`, `prose_verbs`) and goes on
+    with an article, a qualifier ("a", "new", "another") or a preposition, so the verb is no
+    adjective ("Read Committed", "Rolling checksum"); the object is what follows them, up to
+    the next preposition. None when the heading names no such object ("Install extras": no
+    article after the verb), or one word of general English ("Upgrading packages", "Inherit
+    the metadata from parents": the section is about the task, not the word)."""
     words = _WORD_RE.findall(heading.replace("`", ""))
     if len(words) < 2:
         return None
