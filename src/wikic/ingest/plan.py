@@ -152,11 +152,9 @@ class Resolver:
                 return found
         # a value in capitals by its words ("READ-COMMITTED": TiDB's setting of the level
         # PostgreSQL's page "Read Committed Isolation Level" is about), where a kind says so
-        spelled = {w: n for n in names if (w := spelled_words(n)) is not None}
-        for name in (*(n for n in names if not is_code_like(n)), *spelled):
-            if (found := self._of_kind(name)) is not None:
-                if name in spelled:  # the page's alias is the value as written
-                    self.kind_names[found.path][-1] = spelled[name]
+        spelled = [(w, n) for n in names if (w := spelled_words(n)) is not None]
+        for name, written in (*((n, n) for n in names if not is_code_like(n)), *spelled):
+            if (found := self._of_kind(name, written)) is not None:
                 return found
         # an identifier is exact or another one: `HTTP_PROXY` is not `HTTPS_PROXY`
         for name in (n for n in names if not is_code_like(n)):
@@ -207,11 +205,12 @@ class Resolver:
                         return self.index.by_key[key]
         return None
 
-    def _of_kind(self, name: str) -> PageTarget | None:
+    def _of_kind(self, name: str, written: str) -> PageTarget | None:
         """The page of `name` with or without its kind, where a document of the batch says it
         is one (`language.kinds`): "Read Committed isolation level" is "Read Committed", and
         back, the page existing or of the batch: the name without its last words, or the
-        name with each kind the documents say it is."""
+        name with each kind the documents say it is. The page is found by `written`, the
+        name as the source writes it (`READ-COMMITTED` of "READ COMMITTED")."""
         if self._kinds is None:
             return None
         words = name.split()
@@ -219,11 +218,11 @@ class Resolver:
             head, kind = " ".join(words[:i]), " ".join(words[i:])
             page = self.index.by_key.get(name_key(head))
             if page is not None and not is_code_like(head) and self._kinds.is_a(head, kind):
-                return self._named(name, page)
+                return self._named(written, page)
         for kind in self._kinds.kinds_of(name):  # the name with a kind it is: stored or new
             page = self.index.by_key.get(name_key(f"{name} {kind}"))
             if page is not None:
-                return self._named(name, page)
+                return self._named(written, page)
         return None
 
     def _named(self, name: str, page: PageTarget) -> PageTarget:

@@ -112,7 +112,7 @@ def section_headings(r: Reading) -> Found:
     whose evidence is the section's own sentences and code. A heading that only organises the
     text ("Installation", "FAQ") names nothing: the reader of a technical document looks up
     what its headings name."""
-    sections = tuple(_section_topics.section_topics(r.doc, r.sentences))
+    sections = tuple(_section_topics.section_topics(r.doc, r.sentences, r.code_terms))
     return Found(sections=sections, offers=((Rank.NAMED, tuple(t.name for t in sections)),))
 
 

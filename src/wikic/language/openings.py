@@ -360,23 +360,28 @@ def _narrowed(title: str, words: Sequence[str]) -> bool:
     a possessive or a capitalised name before it ("The KV cache", "Python's QSBR", "SQLite WAL
     mode") leaves the title the subject; a plain word of general English (`PLAIN_ZIPF`) that
     opens the sentence is read in lower case."""
+    i = _title_at(title, words)
+    if not i:
+        return False  # not there, or the first word
+    before = words[i - 1].strip('`*_"“(,')
+    if i == 1 and before[1:].islower() and zipf(before.casefold()) >= PLAIN_ZIPF:
+        before = before.casefold()  # "Alternate" opens the sentence: a plain word
+    return (
+        before.islower()
+        and before.replace("-", "").isalpha()
+        and before not in DETERMINERS
+        and not before.endswith(("'s", "’s"))
+    )
+
+
+def _title_at(title: str, words: Sequence[str]) -> int | None:
+    """The index of the first of `words` that is the title's first word, or None."""
     first = grounding.word_keys(title)[:1]
-    if not first:
-        return False
-    for i, word in enumerate(words):
-        if grounding.word_keys(word)[:1] == first:
-            if i == 0:
-                return False
-            before = words[i - 1].strip('`*_"“(,')
-            if i == 1 and before[1:].islower() and zipf(before.casefold()) >= PLAIN_ZIPF:
-                before = before.casefold()  # "Alternate" opens the sentence: a plain word
-            return (
-                before.islower()
-                and before.replace("-", "").isalpha()
-                and before not in DETERMINERS
-                and not before.endswith(("'s", "’s"))
-            )
-    return False
+    if first:
+        for i, word in enumerate(words):
+            if grounding.word_keys(word)[:1] == first:
+                return i
+    return None
 
 
 def _after_subordinator(title: str, words: Sequence[str]) -> bool:
@@ -384,13 +389,8 @@ def _after_subordinator(title: str, words: Sequence[str]) -> bool:
     opens ("If the lockfile is not up-to-date, …", "Because LiteFS is meant to be used …",
     "Once a lock file contains …"): the sentence is about what its main clause says, not
     about the title (`sentences.SUBORDINATORS`, a closed class of English words)."""
-    first = grounding.word_keys(title)[:1]
-    if not first:
-        return False
-    for i, word in enumerate(words):
-        if grounding.word_keys(word)[:1] == first:
-            return any(w.casefold().strip('`*_"“(,') in SUBORDINATORS for w in words[:i])
-    return False
+    i = _title_at(title, words)
+    return i is not None and any(w.casefold().strip('`*_"“(,') in SUBORDINATORS for w in words[:i])
 
 
 def _inside_code_name(title: str, words: Sequence[str]) -> bool:

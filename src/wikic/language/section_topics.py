@@ -57,8 +57,11 @@ class SectionTopic:
     precise: bool = False  # an option or a command the section demonstrates, not a phrase
 
 
-def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[SectionTopic]:
+def section_topics(
+    doc: Document, sentences: Sequence[Sentence], code: Sequence[str] | None = None
+) -> list[SectionTopic]:
     """One topic per section whose heading names a thing, with the section's own evidence.
+    `code`: the document's `code_terms`, where the caller has them.
 
     The document's title section is the source page itself, not a topic."""
     by_block: dict[str, list[str]] = {}
@@ -71,7 +74,7 @@ def section_topics(doc: Document, sentences: Sequence[Sentence]) -> list[Section
     asked_by_most = asked_often([s.heading for s in doc.sections])
     # a verb the document writes as code is a command's name ("you'll need to `activate`
     # it"): its section is about the command, not about what the command works on
-    coded = {t.casefold() for t in code_terms(doc)}
+    coded = {t.casefold() for t in (code_terms(doc) if code is None else code)}
     verbs = prose_verbs(" ".join(b.text for b in doc.blocks if b.kind != "code")) - coded
     texts = {s.id: s.text for s in sentences}
     found: list[SectionTopic] = []
