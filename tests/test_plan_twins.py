@@ -301,6 +301,35 @@ def test_a_larger_page_yields_the_sentences_about_a_term_alone(tmp_path: Path) -
     _no_twins(plan)
 
 
+def test_a_page_the_yield_makes_rich_is_kept_and_one_it_leaves_thin_is_not(
+    tmp_path: Path,
+) -> None:
+    """A thin page whose subject two sentences of a larger page are (bbolt's `Cursor`, defined
+    in the B+tree's paragraph) keeps its page once the larger page yields them: `RICH` facts.
+    Where the yield leaves it fewer, it is merged into the larger page, as before."""
+    texts = [
+        "Bolt stores its data in a B+tree of pages.",
+        "The B+tree is kept in a single file.",
+        "A B+tree page holds many keys.",
+        "`Cursor` - This object is simply for traversing the B+tree of pages.",
+        "A cursor can seek to a specific key or move forward or backward.",
+        "The cursor handles the movement up and down the B+tree for the user.",
+        "Writes go to the B+tree through a read-write transaction.",
+    ]
+    tree = Topic("B+tree", "concept", (), ("s1", "s2", "s3", "s4", "s5", "s6", "s7"))
+    cursor = Topic("Cursor", "entity", (), ("s4", "s5", "s6"), precise=True)
+    plan = _plan(tmp_path, texts, [tree, cursor])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert facts["Cursor"] == ("s4", "s5", "s6"), facts
+    assert not {"s4", "s6"} & set(facts["B+tree"]), facts
+    _no_twins(plan)
+    # two facts yielded leave it thin: no page of it
+    thin = Topic("Cursor", "entity", (), ("s4", "s6"), precise=True)
+    plan = _plan(tmp_path, texts, [tree, thin])
+    facts = {t.title: topic.facts for topic, t in plan.topics}
+    assert "Cursor" not in facts and "s4" in facts["B+tree"], facts
+
+
 def test_a_title_subject_is_not_found_as_a_command_by_its_last_word(tmp_path: Path) -> None:
     """rqlite's "DB Package" (the title's subject, written `db` package) got no page of its
     own: as a command it resolved by its last word to another source's `Package` page."""

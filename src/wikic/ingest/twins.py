@@ -15,7 +15,9 @@ gives way, by one of three named rules:
   narrower sense of "Quantization"). The lesser page becomes the other: one page, its name an
   alias.
   A lesser page that is thin and names itself in none of its own facts (`earns_page`: a
-  heading's label, "Clearing the Cache") is merged too, but takes along only the facts the
+  heading's label, "Clearing the Cache"), and that the other page's yield would not leave
+  `RICH` facts of its own (`rich_after_yield`: bbolt's `Cursor`), is merged too, but takes
+  along only the facts the
   other page's subject is in: those already on it and those that name it, and its name
   becomes no alias of the other (a label is no name of it, nor "TXID" of SQLite). Its other facts
   stay on its source's page; moved, they made a word ("Specification") a page of every
@@ -287,6 +289,31 @@ def earns_page(lesser: _Page, other: _Page) -> bool:
     return any(mentions(list(lesser.names), t) for t in own)
 
 
+def rich_after_yield(
+    lesser: _Page, other: _Page, given: frozenset[str], pages: dict[str, _Page]
+) -> bool:
+    """Whether the lesser page keeps `RICH` facts of its own once the other page has yielded
+    `given` (`_yielded`: the shared facts whose subject it is), and those that refer back to
+    them; facts a third page of `pages` holds are not its own. One yielded fact that names it
+    is not enough: `--no-install-workspace`, one item of uv's list of install options, stays
+    a row of `uv sync` (`LIST`), as a thin member does. Nor a page mostly a third page's:
+    LiteFS's `Consul` took two sentences off `Leader election`, then was merged into
+    `Guarantees`, and the two were on neither."""
+    if not given:
+        return False
+    skip = {lesser.target.path, other.target.path}
+    theirs = set(other.facts) - given
+    theirs |= {f for path, page in pages.items() if path not in skip for f in page.facts}
+    own, previous = 0, False
+    for f, t in zip(lesser.facts, lesser.texts, strict=True):
+        # a sentence that refers back goes with its antecedent, the fact before it
+        # (`plan._with_antecedents`): "It can seek to a specific key …" follows `Cursor`'s
+        # definition onto its page
+        previous = f not in theirs or (previous and refers_back(t))
+        own += previous
+    return own >= RICH
+
+
 def _spare(own: int) -> int:
     """Shared facts a page of `own` facts of its own may keep below `TWIN_SHARE`."""
     return int(max(0, -(-own * TWIN_SHARE // (1 - TWIN_SHARE)) - 1))
@@ -325,14 +352,22 @@ def fold_twins(
         lesser, other = pair
         rule = rule_for(lesser, other)
         taken: frozenset[str] | None = None  # the facts a merge takes along (None: all)
+        given = _yielded(lesser, other) if rule == TRIM else frozenset()
         # a thin page that earns none is merged or listed, but a named thing (a term with its
         # abbreviation, `_abbreviated`) is no member: "Transaction ID" (TXID) had become a row,
-        # and an alias, of the Litestream page
-        if rule == TRIM and not earns_page(lesser, other) and not _abbreviated(lesser):
+        # and an alias, of the Litestream page. One that the other page's yield makes `RICH`
+        # earns it (`rich_after_yield`): bbolt's `Cursor`, defined by two sentences its B+tree
+        # page held too, had been merged into that page
+        if (
+            rule == TRIM
+            and not earns_page(lesser, other)
+            and not rich_after_yield(lesser, other, given, pages)
+            and not _abbreviated(lesser)
+        ):
             rule = LIST if lesser.code else MERGE
             taken = about(lesser, other)
+            given = frozenset()
         before = [p.topics[:] for p in plans]
-        given = _yielded(lesser, other) if rule == TRIM else frozenset()
         # a title's subject its own sentences name ("The `db` package is …"), not a title
         # that names no thing its facts speak of ("Cache notes A": those facts go to the page)
         whole = (
