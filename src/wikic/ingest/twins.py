@@ -17,11 +17,10 @@ gives way, by one of three named rules:
   A lesser page that is thin and names itself in none of its own facts (`earns_page`: a
   heading's label, "Clearing the Cache"), and that the other page's yield would not leave
   `RICH` facts of its own (`rich_after_yield`: bbolt's `Cursor`), is merged too, but takes
-  along only the facts the
-  other page's subject is in: those already on it and those that name it, and its name
-  becomes no alias of the other (a label is no name of it, nor "TXID" of SQLite). Its other facts
-  stay on its source's page; moved, they made a word ("Specification") a page of every
-  document's sentences about something else.
+  along only the facts the other page's subject is in: those already on it and those that
+  name it, and its name becomes no alias of the other (a label is no name of it, nor "TXID"
+  of SQLite). Its other facts stay on its source's page; moved, they made a word
+  ("Specification") a page of every document's sentences about something else.
 - `LIST`: such a thin page of a command, option, flag, key or file (`uv venv`, `git lfs track`,
   `lfs.url`; issue 32: a member of the page that holds its facts) is merged the same way and
   becomes a row of the other page, its name listed there (and an alias, so it is found).
