@@ -124,6 +124,12 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
             "package_coffee" not in r["names"] and "package_coffee" not in _topics(r)
         ),  # off: offered, and a page
     ),
+    "coined-names": (
+        "# Storage notes\n\nThe cluster stores its data on disk.\n\nEvery write goes through "
+        "rqlite first. The leader in rqlite replicates each write. Reads in rqlite are served "
+        "locally. A node of rqlite can join at any time.\n",
+        _has("rqlite"),  # off: a lower-case word, neither a name run nor code
+    ),
     "site-page-titles": (
         "Compaction runs every hour. See the [Configuration Reference](/reference/config) "
         "for the intervals.\n\nThe [Configuration Reference](/reference/config) lists "

@@ -15,6 +15,7 @@ from wikic.ingest.shared import concept_name, shared_concepts
 from wikic.language.discussed import (
     about,
     can_name_concept,
+    coined_words,
     discussed_names,
     discussed_nouns,
     discussed_words,
@@ -175,3 +176,18 @@ def test_a_field_term_is_a_noun_a_document_discusses_not_a_verb_or_common_word()
     assert "compaction" in discussed_nouns(sentences)
     assert "files" in discussed_words(sentences)  # discussed, but every text writes it
     assert field_terms(Reading(doc, sentences, sentences)).discussed == ("compaction",)
+
+
+def test_a_coined_word_is_a_name_plain_words_and_code_are_not() -> None:
+    """A lower-case word general English lacks, written in prose in four sentences, is a name
+    made for one thing; a rare English word ("checksum") and one written as code are not, nor
+    one three sentences write."""
+    text = (
+        "# Notes\n\nThe db package is rqlite's wrapper around SQLite. rqlite runs SQLite in "
+        "WAL mode. Reads in rqlite use a second connection. The checksum of rqlite is kept "
+        "per page.\n\nThe `walfile` holds frames. Each `walfile` is truncated. A `walfile` is "
+        "never shared. The `walfile` has a checksum.\n\nThe bboltx store is small. The bboltx "
+        "store is fast. The bboltx store is old.\n"
+    )
+    doc = parse_document(text, filename="notes.md")
+    assert coined_words(fact_sentences(doc)) == ["rqlite"]

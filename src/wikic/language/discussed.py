@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import is_subject, names_sentence, said_of
+from wikic.language.frequency import is_coined
 from wikic.language.headings import GENERIC_KEYS
 from wikic.language.openings import defines
 from wikic.language.phrases import topic_candidates
@@ -35,6 +36,9 @@ MIN_SENTENCES = 2  # sentences that must name a name for a document to discuss i
 # the parts of a heading ("Compaction & snapshots", "Locking and syncing", "Hashes: why")
 _HEADING_PART_RE = re.compile(r"\s*(?:&|,|\band\b|/|:|\s[-–—]\s)\s*", re.IGNORECASE)
 _PLAIN_WORD_RE = re.compile(r"[A-Za-z][a-z]{3,}")
+# a lower-case word as prose writes it: not in code, a path, an address or a file name
+_LOWER_WORD_RE = re.compile(r"(?<![\w`./@-])[a-z][a-z0-9]{2,}(?![\w`/@-]|\.\w)")
+_NOT_PROSE_RE = re.compile(r"`[^`]*`|\]\([^)]*\)|https?://\S+")
 # a plain word, lower case or capitalised at a sentence's start ("Snapshots are …")
 _WORD_RE = re.compile(r"(?<![\w`./-])[A-Za-z][a-z]+(?![\w`/-])")
 SEVERAL = 4  # sentences naming a name: discussed, whether or not one is about it
@@ -198,3 +202,16 @@ def discussed_nouns(sentences: Sequence[Sentence], words: Sequence[str] | None =
     nouns = _determined_keys([s.text for s in sentences])
     found = discussed_words(sentences) if words is None else words
     return [w for w in found if name_key(w) in nouns and not w.endswith(("ed", "ly"))]
+
+
+def coined_words(sentences: Sequence[Sentence]) -> list[str]:
+    """Lower-case words general English lacks (`frequency.is_coined`: "rqlite", "lockfile",
+    "subwords") that `SEVERAL` of `sentences` write in prose, not as code: a name made for one
+    thing, a project or a term of art, that the document writes as it would a word, so no
+    capital or backticks mark it as a name. Most named first."""
+    naming: dict[str, int] = {}
+    for s in sentences:
+        for word in set(_LOWER_WORD_RE.findall(_NOT_PROSE_RE.sub(" ", s.text))):
+            if word not in TOPICLESS_WORDS and is_coined(word):
+                naming[word] = naming.get(word, 0) + 1
+    return sorted((w for w, n in naming.items() if n >= SEVERAL), key=lambda w: -naming[w])

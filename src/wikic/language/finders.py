@@ -219,6 +219,16 @@ def field_terms(r: Reading) -> Found:
     return Found(discussed=tuple(w for w in words if _frequency.is_field_term(w)))
 
 
+def coined_names(r: Reading) -> Found:
+    """Lower-case words general English lacks that the prose writes in several sentences
+    (`discussed.coined_words`: "rqlite", "lockfile"): names made for one thing, which no capital
+    or backticks mark, so the recurring-names and code-names finders miss them. They become
+    pages when enough sentences name them, and count as names the document discusses. Not
+    offered to the model: its request is what it was."""
+    found = tuple(_discussed.coined_words(r.prose))
+    return Found(evidence=found, discussed=found)
+
+
 def shared_sections(r: Reading) -> Found:
     """Headings that may name a task ("Installing from Lock Files", "Export locked packages
     to alternative formats"): alone a section, but when another source of the batch gives
@@ -261,6 +271,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("recurring-names", recurring_names),
     Finder("shared-concepts", shared_concepts),
     Finder("field-terms", field_terms),
+    Finder("coined-names", coined_names),
     Finder("shared-sections", shared_sections),
     Finder("made-up-names", made_up_names),
     Finder("site-page-titles", site_page_titles),
