@@ -130,6 +130,13 @@ EFFECTS: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         "locally. A node of rqlite can join at any time.\n",
         _has("rqlite"),  # off: a lower-case word, neither a name run nor code
     ),
+    "table-instances": (
+        "# Isolation\n\nEach level allows different anomalies.\n\n"
+        "| Isolation Level | Dirty Read |\n| --- | --- |\n| Read Uncommitted | Allowed |\n"
+        "| Read Committed | Not possible |\n\nSome engines treat Read Uncommitted as Read "
+        "Committed.\n",
+        _has("Read Uncommitted"),  # off: named by a row and one sentence only
+    ),
     "site-page-titles": (
         "Compaction runs every hour. See the [Configuration Reference](/reference/config) "
         "for the intervals.\n\nThe [Configuration Reference](/reference/config) lists "

@@ -16,6 +16,7 @@ from wikic.language.kinds import (
     said_kinds,
     says_is_a,
     spelled_words,
+    table_instances,
     table_kinds,
 )
 from wikic.language.openings import defining_text, subject_aliases
@@ -168,3 +169,18 @@ def test_a_page_titled_by_an_abbreviation_opens_with_the_sentence_defining_it_wr
     assert aliases == ("Write-Ahead Logging",)
     assert defining_text("WAL", [does, definition], aliases=aliases) == definition
     assert subject_aliases("WAL", "Write-ahead journal") == ()  # other initials
+
+
+def test_a_table_s_instances_are_those_the_prose_names_as_it_spells_them() -> None:
+    """A table headed by a kind lists its members; those the prose names are things of the
+    document, titled as the prose writes them; a row no prose names, and a value written as
+    code, are not."""
+    doc = parse_document(
+        "# Levels\n\n| Isolation Level | Dirty Read |\n| --- | --- |\n"
+        "| Read uncommitted | Allowed |\n| Read committed | Not possible |\n"
+        "| Snapshot | Not possible |\n| `sha256:abc` | Not possible |\n\n"
+        "PostgreSQL's Read Uncommitted mode behaves like Read Committed. "
+        "The digest `sha256:abc` is shown.\n",
+        filename="levels.md",
+    )
+    assert table_instances(doc) == ["Read Uncommitted", "Read Committed"]

@@ -471,6 +471,23 @@ def test_a_thin_topic_takes_the_rest_of_its_paragraph() -> None:
     assert with_paragraph([s4], fact_sentences(doc)) == (s3, s4)  # never another paragraph
 
 
+def test_a_thin_topic_named_by_a_table_row_takes_no_other_row() -> None:
+    """Each row of a table is about its own first cell: the page of one level takes no row
+    of another."""
+    from wikic.ingest.extract import with_paragraph
+
+    doc = parse_document(
+        "# Levels\n\n| Isolation Level | Dirty Read |\n| --- | --- |\n"
+        "| Read uncommitted | Allowed |\n| Read committed | Not possible |\n",
+        filename="levels.md",
+    )
+    sentences = fact_sentences(doc)
+    rows = {b.id for b in doc.blocks if b.kind == "table"}
+    first, second = (s.id for s in sentences)
+    assert with_paragraph([first], sentences, rows) == (first,)
+    assert with_paragraph([first], sentences) == (first, second)  # a paragraph's way
+
+
 def test_a_term_defined_with_its_abbreviation_is_a_topic_named_by_either() -> None:
     from wikic.language.definitions import defined_abbreviations
 

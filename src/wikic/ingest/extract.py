@@ -12,7 +12,7 @@ page's summary is asked for later, in the page-write batch (`write`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Collection, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -263,8 +263,9 @@ def finish_extraction(
             config.max_claims_per_section * max(1, len(windows))
             + FACTS_PER_SECTION_TOPIC * len(found),
         )
+        rows = {b.id for b in doc.blocks if b.kind == "table"}
         topics = [
-            replace(t, facts=with_paragraph(with_followers(t.facts, sentences), sentences))
+            replace(t, facts=with_paragraph(with_followers(t.facts, sentences), sentences, rows))
             for t in topics
         ]
         known = command_names(doc)
@@ -333,15 +334,19 @@ def with_followers(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple
 THIN_TOPIC = 3  # a topic with fewer facts takes the rest of the paragraphs they come from
 
 
-def with_paragraph(facts: Sequence[str], sentences: Sequence[Sentence]) -> tuple[str, ...]:
+def with_paragraph(
+    facts: Sequence[str], sentences: Sequence[Sentence], rows: Collection[str] = ()
+) -> tuple[str, ...]:
     """`facts`, and when they are fewer than `THIN_TOPIC`, the other whole facts of their own
     paragraphs (in document order) up to that many: "Ollama allows cross-origin requests from
     127.0.0.1 and 0.0.0.0 by default." is what the page on `OLLAMA_ORIGINS`, named by the next
-    sentence only, needs to be worth opening."""
+    sentence only, needs to be worth opening. Not the other rows of a table (`rows`: the
+    ids of its blocks): each row is about its own first cell, and TiDB's "Read Uncommitted"
+    had taken the row of READ COMMITTED."""
     if len(facts) >= THIN_TOPIC:
         return tuple(facts)
     block_of = {s.id: s.paragraph for s in sentences}
-    blocks = {block_of[f] for f in facts if f in block_of}
+    blocks = {block_of[f] for f in facts if f in block_of} - set(rows)
     order = {s.id: i for i, s in enumerate(sentences)}
     out = list(facts)
     for s in sentences:

@@ -25,6 +25,7 @@ from wikic.language import definitions as _definitions
 from wikic.language import discussed as _discussed
 from wikic.language import frequency as _frequency
 from wikic.language import headings as _headings
+from wikic.language import kinds as _kinds
 from wikic.language import phrases as _phrases
 from wikic.language import placeholders as _placeholders
 from wikic.language import section_topics as _section_topics
@@ -229,6 +230,17 @@ def coined_names(r: Reading) -> Found:
     return Found(evidence=found, discussed=found)
 
 
+def table_instances(r: Reading) -> Found:
+    """Things a table lists by their kind, its first column headed by what they are ("Isolation
+    Level" over "Read uncommitted", "Read committed", …), that the prose names too
+    (`kinds.table_instances`): members of a kind the document enumerates, precise names (its
+    row and a sentence are evidence enough), like their siblings other finders found ("Read
+    Uncommitted" beside "Read Committed"). Not offered to the model: its request is what it
+    was."""
+    found = tuple(_kinds.table_instances(r.doc))
+    return Found(evidence=found, precise=found)
+
+
 def shared_sections(r: Reading) -> Found:
     """Headings that may name a task ("Installing from Lock Files", "Export locked packages
     to alternative formats"): alone a section, but when another source of the batch gives
@@ -272,6 +284,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder("shared-concepts", shared_concepts),
     Finder("field-terms", field_terms),
     Finder("coined-names", coined_names),
+    Finder("table-instances", table_instances),
     Finder("shared-sections", shared_sections),
     Finder("made-up-names", made_up_names),
     Finder("site-page-titles", site_page_titles),

@@ -18,9 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from wikic.language.commands import is_code_like
+from wikic.language.evidence import names_sentence
 from wikic.vault.document import Document
 from wikic.vault.names import name_key
 
+# blocks of prose (not a table or code) that must name an instance a table lists by its kind
+INSTANCE_BLOCKS = 1
 MAX_BETWEEN = 3  # words between "is a/the" and the kind ("the default isolation level")
 # a value spelled in capitals, its words joined by hyphens or underscores: `READ-COMMITTED`
 _CAPITALS_RE = re.compile(r"[A-Z]{2,}(?:[-_][A-Z]{2,})+")
@@ -44,6 +48,38 @@ def table_kinds(doc: Document) -> dict[str, list[str]]:
                 if kind not in kinds:
                     kinds.append(kind)
     return found
+
+
+def table_instances(doc: Document) -> list[str]:
+    """The instances tables list by their kind (`table_kinds`: "Read uncommitted" under
+    "Isolation Level") that `INSTANCE_BLOCKS` block of the document's prose names: things of
+    one kind the document enumerates and writes about, not a table's values ("llama 7B mostly
+    Q4_0" rows of benchmark results, `>=` of a table of operators, which no prose names; a
+    value written as code, `sha256:…`), as the prose spells them, in the tables' order."""
+    prose = [b.text for b in doc.blocks if b.kind not in ("table", "code")]
+    found: dict[str, str] = {}
+    for block in doc.blocks:
+        if block.kind != "table" or not block.header or not name_key(block.header[0]):
+            continue
+        for row in block.rows:
+            instance = _MARKUP_RE.sub("", row[0]).strip() if row else ""
+            key = name_key(instance)
+            if not key or key in found or is_code_like(instance):
+                continue  # a value written as code (a digest, a path) is no member of a kind
+            naming = [t for t in prose if names_sentence(instance, t)]
+            if len(naming) >= INSTANCE_BLOCKS:
+                found[key] = _as_written(instance, naming)
+    return list(found.values())
+
+
+def _as_written(name: str, texts: Sequence[str]) -> str:
+    """`name` as the first of `texts` spells it ("Read Uncommitted" of a row's "Read
+    uncommitted", "READ UNCOMMITTED"): a page is titled as prose writes the thing."""
+    for text in texts:
+        m = re.search(rf"(?<![\w-]){_words(name)}(?![\w-])", _MARKUP_RE.sub("", text), re.I)
+        if m is not None:
+            return m.group(0)
+    return name
 
 
 def says_is_a(instance: str, kind: str, texts: Iterable[str]) -> bool:
