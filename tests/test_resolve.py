@@ -241,6 +241,23 @@ def test_a_name_after_an_article_is_found_as_written() -> None:
     assert found == {name_key("TXID"): ["s1", "s2"], name_key("The Pile"): ["s4"]}
 
 
+def test_a_plain_word_page_is_named_by_the_word_not_by_it_as_a_verb() -> None:
+    """ "Guarantees" and "a rigorous guarantee" name the page; "is guaranteed" and "were
+    checkpointed" use the word as a verb, and name no page of the thing; a page whose name is
+    the -ing form ("Checkpointing") is named by it."""
+    texts = (
+        "The mode provides a rigorous guarantee of a stable view.",
+        "One of those two outcomes is guaranteed.",
+        "Pages were checkpointed twice.",
+        "Checkpointing moves frames into the database.",
+    )
+    index = _index(("Guarantees",), ("checkpoint",))
+    found = shared_mentions(_sentences(*texts), index, skip=set())
+    assert found == {name_key("Guarantees"): ["s1"], name_key("checkpoint"): ["s4"]}
+    found = shared_mentions(_sentences(*texts), _index(("Checkpointing",)), skip=set())
+    assert found == {name_key("Checkpointing"): ["s4"]}
+
+
 def test_a_plain_word_needs_one_more_sentence() -> None:
     assert join_evidence("Checkpointing") == 3 > join_evidence("lock file") == 2
     assert join_evidence("SQLite") == 2 == join_evidence("pdm.lock")

@@ -199,16 +199,27 @@ def shared_mentions(
     return found
 
 
+def _verb_form(word: str, name: str) -> bool:
+    """Whether `word` is the past participle of the plain word `name` ("guaranteed" of
+    "Guarantees", "checkpointed" of "checkpoint"): a verb, which names no page of the thing.
+    A gerund still does ("Checkpointing moves frames …" is about checkpoints). English only."""
+    return word.casefold().endswith("ed") and not name.casefold().endswith("ed")
+
+
 def _written_as(name: str, written: str) -> bool:
     """Whether the run `written` names the page `name`: a code-like name or one with capitals
     inside verbatim (`pdm.lock`, `SQLite`, not "sqlite" in a sentence about files); any other
-    as the same words, not two words of one stem ("specific" is not "specification"); a
-    capitalised common word with its capital ("Go", not "go": `frequency.capital_only`)."""
+    as the same words, not two words of one stem ("specific" is not "specification"), and a
+    plain word not as a verb (`_verb_form`: "is guaranteed" is no sentence about the page
+    "Guarantees"); a capitalised common word with its capital ("Go", not "go":
+    `frequency.capital_only`)."""
     if capital_only(name):
         return written == name
     if " " in name.strip() or plain_word(name):
         # "the lockfile" for "lock file": a compound joined or split, compared by key alone
         words = [w for w in _WORDS_RE.findall(written) if w.casefold() not in ARTICLES]
+        if plain_word(name) and words and _verb_form(words[-1], name):
+            return False  # "is guaranteed", "checkpointed": the word as a verb, not the thing
         return len(word_keys(name)) != len(words) or names_in([name], written)
     # "the TXID": the run's key drops its article (`name_key`), the name is compared without it
     first, _, rest = written.partition(" ")
