@@ -16,7 +16,7 @@ Python. English only, like the rest of ingest's reading of sentences.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from wikic.language.commands import is_code_like
 from wikic.language.evidence import names_sentence
@@ -32,43 +32,43 @@ _MARKUP_RE = re.compile(r"[*_`]+")
 _STATES_RE = re.compile(r"\s(?:is|was)\s+(?:a|an|the)\b", re.IGNORECASE)  # "… is the …"
 
 
-def table_kinds(doc: Document) -> dict[str, list[str]]:
-    """Instance key → the kinds tables give it: the first column's header is the kind of each
-    row's first cell."""
-    found: dict[str, list[str]] = {}
+def _listed(doc: Document) -> Iterator[tuple[str, str]]:
+    """(kind, instance) of each row of the document's tables, markup left out: the first
+    column's header is the kind of each row's first cell."""
     for block in doc.blocks:
-        if block.kind != "table" or not block.header or not block.rows:
+        if block.kind != "table" or not block.header:
             continue
         kind = _MARKUP_RE.sub("", block.header[0]).strip()
-        if not name_key(kind):
-            continue
-        for row in block.rows:
-            if row and (instance := name_key(_MARKUP_RE.sub("", row[0]))):
-                kinds = found.setdefault(instance, [])
-                if kind not in kinds:
-                    kinds.append(kind)
+        if name_key(kind):
+            yield from ((kind, _MARKUP_RE.sub("", row[0]).strip()) for row in block.rows if row)
+
+
+def table_kinds(doc: Document) -> dict[str, list[str]]:
+    """Instance key → the kinds tables give it (`_listed`)."""
+    found: dict[str, list[str]] = {}
+    for kind, instance in _listed(doc):
+        if key := name_key(instance):
+            kinds = found.setdefault(key, [])
+            if kind not in kinds:
+                kinds.append(kind)
     return found
 
 
 def table_instances(doc: Document) -> list[str]:
-    """The instances tables list by their kind (`table_kinds`: "Read uncommitted" under
+    """The instances tables list by their kind (`_listed`: "Read uncommitted" under
     "Isolation Level") that `INSTANCE_BLOCKS` block of the document's prose names: things of
     one kind the document enumerates and writes about, not a table's values ("llama 7B mostly
     Q4_0" rows of benchmark results, `>=` of a table of operators, which no prose names; a
     value written as code, `sha256:…`), as the prose spells them, in the tables' order."""
     prose = [b.text for b in doc.blocks if b.kind not in ("table", "code")]
     found: dict[str, str] = {}
-    for block in doc.blocks:
-        if block.kind != "table" or not block.header or not name_key(block.header[0]):
-            continue
-        for row in block.rows:
-            instance = _MARKUP_RE.sub("", row[0]).strip() if row else ""
-            key = name_key(instance)
-            if not key or key in found or is_code_like(instance):
-                continue  # a value written as code (a digest, a path) is no member of a kind
-            naming = [t for t in prose if names_sentence(instance, t)]
-            if len(naming) >= INSTANCE_BLOCKS:
-                found[key] = _as_written(instance, naming)
+    for _, instance in _listed(doc):
+        key = name_key(instance)
+        if not key or key in found or is_code_like(instance):
+            continue  # a value written as code (a digest, a path) is no member of a kind
+        naming = [t for t in prose if names_sentence(instance, t)]
+        if len(naming) >= INSTANCE_BLOCKS:
+            found[key] = _as_written(instance, naming)
     return list(found.values())
 
 
