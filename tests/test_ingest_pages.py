@@ -337,6 +337,40 @@ def test_a_member_is_a_row_of_its_parent_only_where_a_fact_names_it() -> None:
     assert placed["uv sync"].facts == ("s1", "s2", "s3", "s4")
 
 
+def test_a_flag_is_named_only_as_written_not_by_its_words() -> None:
+    """`--locked` has one sentence of its own; "Locking and syncing are automatic" and "the
+    project is locked" name locking, not the flag, so they give it no page's worth of facts
+    (`keeps_page`, which the second section would satisfy): it is a row of `uv run`, the
+    command its code line runs."""
+    texts = [
+        "Locking and syncing are automatic in uv.",
+        "When `uv run` is used, the project is locked and synced first.",
+        "To disable automatic locking, use the `--locked` option.",
+        "The project is locked again when `pyproject.toml` changes.",
+    ]
+    text = (
+        "# Projects\n\n"
+        + "\n\n".join(texts[:3])
+        + "\n\n```console\n$ uv run --locked ...\n```\n\n## Changes\n\n"
+        + texts[3]
+        + "\n"
+    )
+    doc = parse_document(text, filename="lock.md")
+    blocks = ("p1", "p2", "p3", "p5")  # p4: the code block
+    pairs = enumerate(zip(blocks, texts, strict=True), 1)
+    sentences = {f"s{i}": Sentence(f"s{i}", p, t) for i, (p, t) in pairs}
+    topics = [
+        Topic("uv run", "concept", (), ("s2",), precise=True),
+        Topic("--locked", "concept", (), ("s1", "s2", "s3", "s4"), precise=True),
+    ]
+    ex = Extraction(
+        Source("raw/lock.md", text, "sha256:0", "article"), "t", texts[0], doc, sentences, topics
+    )
+    placed = {t.name: t for t in place_topics(ex).topics}
+    assert "--locked" not in placed, sorted(placed)
+    assert placed["uv run"].listed == ("--locked",)
+
+
 def test_a_field_with_facts_of_its_own_named_elsewhere_keeps_its_page(tmp_path: Path) -> None:
     doc = SERVER + (
         "\n## Sampling\n\n"

@@ -51,6 +51,13 @@ def test_a_shorter_run_of_a_name_is_part_of_it() -> None:
     assert named_only_within("KV", ("s1", "s2"), "KV cache", sentences)
 
 
+def test_a_flag_is_part_only_of_a_command_line_that_writes_it() -> None:
+    """Stemmed, `--locked` is "lock" and `--check` "check": words of `uv lock` and "Malware
+    checks", of which the flags are no part; `--pre` is part of `pip install --pre`."""
+    assert not part_of("--locked", "uv lock") and not part_of("--check", "Malware checks")
+    assert part_of("--pre", "pip install --pre") and not part_of("--pre", "--pre")
+
+
 def test_precise_names_need_fewer_sentences_than_phrases() -> None:
     assert min_evidence("--threads") == 1
     assert min_evidence("Homebrew") == min_evidence("pre-release") == 2

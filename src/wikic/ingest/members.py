@@ -161,10 +161,13 @@ def _own(topic: Topic, sentences: dict[str, Sentence]) -> tuple[str, ...]:
 
 
 def _names(names: Sequence[str], text: str) -> bool:
+    """Whether `text` names one of `names`: as written, or in words (`grounding.mentions`) for
+    a name that is not a flag; a flag is named only as written (`--locked` is not "Locking
+    and syncing are automatic")."""
     plain = [n.strip("`") for n in names]
     if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) for n in plain if n):
         return True
-    return grounding.mentions(plain, text)
+    return grounding.mentions([n for n in plain if not n.startswith("-")], text)
 
 
 def _listed_as(name: str, sentence: Sentence, ex: Extraction) -> bool:

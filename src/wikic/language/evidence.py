@@ -201,7 +201,12 @@ def named_only_within(
 
 
 def part_of(name: str, other: str) -> bool:
-    """Whether `name` is a run of fewer words of `other`: "Git LFS" of "git lfs track"."""
+    """Whether `name` is a run of fewer words of `other`: "Git LFS" of "git lfs track". A flag
+    is part only of a command line that writes it (`--pre` of `pip install --pre`): its words
+    stemmed are not it, `--locked` is no part of `uv lock`, nor `--check` of "Malware checks"."""
+    if name.startswith("-"):
+        parts = other.split()
+        return len(parts) > 1 and name in parts
     words, others = word_keys(name), word_keys(other)
     n = len(words)
     return 0 < n < len(others) and any(
