@@ -341,7 +341,8 @@ def test_a_flag_is_named_only_as_written_not_by_its_words() -> None:
     """`--locked` has one sentence of its own; "Locking and syncing are automatic" and "the
     project is locked" name locking, not the flag, so they give it no page's worth of facts
     (`keeps_page`, which the second section would satisfy): it is a row of `uv run`, the
-    command its code line runs."""
+    command its code line runs, not of the program `uv`, though that is the title's subject
+    and shares its section (`members._parent`: the command first, the longer of two)."""
     texts = [
         "Locking and syncing are automatic in uv.",
         "When `uv run` is used, the project is locked and synced first.",
@@ -360,6 +361,7 @@ def test_a_flag_is_named_only_as_written_not_by_its_words() -> None:
     pairs = enumerate(zip(blocks, texts, strict=True), 1)
     sentences = {f"s{i}": Sentence(f"s{i}", p, t) for i, (p, t) in pairs}
     topics = [
+        Topic("uv", "concept", (), ("s1",), subject=True),
         Topic("uv run", "concept", (), ("s2",), precise=True),
         Topic("--locked", "concept", (), ("s1", "s2", "s3", "s4"), precise=True),
     ]

@@ -181,10 +181,12 @@ def _listed_as(name: str, sentence: Sentence, ex: Extraction) -> bool:
 def _parent(
     member: Topic, kept: Sequence[Topic], sentences: dict[str, Sentence], ex: Extraction
 ) -> int | None:
-    """The index in `kept` of the topic `member` belongs to: the one its facts name (the
-    command `llama-bench` of `--threads`), then the one whose facts share most of its
-    sections (the endpoint's section lists its fields), then the title's subject; never
-    another member. None when nothing fits."""
+    """The index in `kept` of the topic `member` belongs to: the command a code line runs it
+    with (`llama-bench -t 8`; of two, the longer: `uv run` of `uv run --locked`, not `uv`),
+    then the one its facts name (the command `llama-bench` of `--threads`), then the one whose
+    facts share most of its sections (the endpoint's section lists its fields), then the
+    title's subject, each decisive in this order; never another member. None when nothing
+    fits."""
     doc = ex.document
     own = _own(member, sentences)
     texts = [sentences[f].text for f in own]
@@ -198,7 +200,7 @@ def _parent(
         for line in b.text.splitlines()
         if flag.search(line)
     ]
-    best: tuple[int, int, int] | None = None  # (score, -index, index)
+    best: tuple[tuple[int, ...], int] | None = None  # (rank, index)
     for i, t in enumerate(kept):
         if t is member:
             continue
@@ -207,10 +209,16 @@ def _parent(
         runs = any(_runs(t.name, line) for line in lines)  # `llama-bench -t 8`: its command
         named = any(_names([t.name, *t.aliases], x) for x in texts)
         theirs = {doc.block(sentences[f].paragraph).section for f in t.facts if f in sentences}
-        score = 6 * runs + 4 * named + 2 * len(mine & theirs) + (1 if t.subject else 0)
-        if score and (best is None or score > best[0]):
-            best = (score, -i, i)
-    return best[2] if best is not None else None
+        rank = (
+            runs,
+            len(t.name.split()) if runs else 0,  # `uv run`, not `uv`, of `uv run --locked`
+            named,
+            len(mine & theirs),
+            t.subject,
+        )
+        if any(rank) and (best is None or rank > best[0]):
+            best = (rank, i)
+    return best[1] if best is not None else None
 
 
 def _subcommand(topic: Topic, topics: Sequence[Topic], commands: Collection[str]) -> bool:
